@@ -48,16 +48,16 @@ test-slow: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
 rtl: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.generate rtl
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m nc2600.hwtools.generate rtl
 
 regs: $(STAMP)
-	$(PY) -m hwtools.registers
+	$(PY) -m nc2600.hwtools.registers
 
 sim: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.sim
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m nc2600.hwtools.sim
 
 sim-full: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.sim --full
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m nc2600.hwtools.sim --full
 
 bench: $(STAMP)
 	$(VENV)/bin/nc2600 bench host

@@ -1,8 +1,8 @@
-"""Bit-exact model of the action-selection block (:mod:`hw.action_select`).
+"""Bit-exact model of the action-selection block (:mod:`nc2600.hw.action_select`).
 
 The block picks the action with the highest action value: ``argmax`` over the first
 ``count`` of up to ``n`` signed ``width``-bit values, ties to the lowest index (numpy's
-``argmax`` rule, and :func:`host.launcher.policy.select_actions`). The RTL is a registered binary
+``argmax`` rule, and :func:`nc2600.host.launcher.policy.select_actions`). The RTL is a registered binary
 comparison tree, so its result appears :func:`latency` cycles after the values.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ MAX_ACTIONS = 18   #: ALE's full action set
 
 
 def latency(n: int) -> int:
-    """Cycles from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`hw.action_select.ActionSelect` with ``n`` lanes.
+    """Cycles from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`nc2600.hw.action_select.ActionSelect` with ``n`` lanes.
 
     One registered tree level per halving: ``ceil(log2 n)``, at least 1 (n = 18 -> 5 cycles).
     """

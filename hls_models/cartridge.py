@@ -23,7 +23,7 @@ from __future__ import annotations
 SUPPORTED_MAPPERS = ("2K", "4K", "F8", "F6", "E0", "F8SC", "F6SC", "FE", "DPC")
 
 #: Stella's mapper names -> the code of the console's ``mapper`` configuration input (the RTL's
-#: ``hw.cart.Mapper``; the host drivers write it): one code per mapper of :data:`SUPPORTED_MAPPERS`.
+#: ``nc2600.hw.cartridge.Mapper``; the host drivers write it): one code per mapper of :data:`SUPPORTED_MAPPERS`.
 MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6, "FE": 7, "DPC": 8}
 
 _E0 = (b"\x8d\xe0\x1f", b"\x8d\xe0\x5f", b"\x8d\xe9\xff", b"\xad\xe9\xff", b"\xad\xed\xff", b"\xad\xf3\xbf")

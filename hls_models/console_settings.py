@@ -5,7 +5,7 @@ one game (``host/drivers/rtl_console.py``): the screen's first scanline (``YStar
 blanks are drawn, the ``setMode`` sequence for the default mode, the controller (joystick or
 paddles, paddle range, swapped paddles or ports) and the difficulty switches. The ``setMode``
 stop conditions are expressions of the game rules language, compiled by the same checker
-(:func:`hls_models.game_rules.compile_condition`); the starting actions come from the rules
+(:func:`nc2600.hls_models.game_rules.compile_condition`); the starting actions come from the rules
 table. The file's header lists the fields and their sources.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from hls_models.game_rules import RuleError, compile_condition, load_rules
+from nc2600.hls_models.game_rules import RuleError, compile_condition, load_rules
 
 SETTINGS_PATH = Path(__file__).with_name("console_settings.toml")
 
@@ -120,7 +120,7 @@ def _entry(game: str, e: dict) -> ConsoleSettings:
 
 def parse_settings(text: str, games=None) -> dict[str, ConsoleSettings]:
     """Parse and check a console settings table; ``games``: the known game ids (default: the
-    rules table's). Raises :class:`hls_models.game_rules.RuleError` naming game and field."""
+    rules table's). Raises :class:`nc2600.hls_models.game_rules.RuleError` naming game and field."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -1,9 +1,9 @@
 """The frame-skip controller: the episode protocol of one fabric instance, frame by frame.
 
 This is the one statement of the evaluation protocol (Such et al. 2017 / Machado et al. 2018
-as the launcher runs it, :mod:`host.launcher.instance`) that both engines follow: the launcher's
-:class:`host.launcher.instance.ProtocolInstance` drives its consoles (ALE, RTL) with
-:func:`episode_schedule`, and the controller RTL (:mod:`hw.frame_skip`) is its cycle-level
+as the launcher runs it, :mod:`nc2600.host.launcher.env`) that both engines follow: the launcher's
+:class:`nc2600.host.launcher.env.ProtocolEnv` drives its consoles (ALE, RTL) with
+:func:`episode_schedule`, and the controller RTL (:mod:`nc2600.hw.frame_skip`) is its cycle-level
 twin (its tests compare the two).
 
 Protocol (per episode; ``k`` = frame skip, default 4):
@@ -49,7 +49,7 @@ from typing import Generator
 
 import numpy as np
 
-from hls_models.platform import FRAME_SKIP   # default frames per decision
+from nc2600.hls_models.platform import FRAME_SKIP   # default frames per decision
 
 NOOP_MAX = 30                  #: no-op starts draw 1..NOOP_MAX NOOP frames (Mnih et al. 2015)
 MAX_FRAME_SKIP = 255           #: largest frame skip the controller RTL holds (8-bit register)

@@ -482,7 +482,7 @@ def parse_rules(text: str) -> dict[str, GameRule]:
 def compile_condition(game: str, fld: str, text: str):
     """Compile one boolean expression of the rule language (``ram[a]``, ``xram[i]``, ``mode``,
     the helpers; no registers), checked as rule fields are, for other per-game data such as
-    the console's ``setMode`` conditions (:mod:`hls_models.console_settings`).
+    the console's ``setMode`` conditions (:mod:`nc2600.hls_models.console_settings`).
 
     Returns ``f(ram, xram, mode) -> bool`` (``ram``/``xram``: 128 bytes indexed by address & 0x7F).
     Raises :class:`RuleError` naming ``game`` and ``fld``.
@@ -594,7 +594,7 @@ def render_markdown(rules: dict[str, GameRule] | None = None) -> str:
         "# Game rules: the RAM a reward extractor watches",
         "",
         "Generated from `hls_models/game_rules.toml` by",
-        "`python -m hls_models.game_rules --markdown > docs/game_rules.md`; do not edit by hand.",
+        "`python -m nc2600.hls_models.game_rules --markdown > docs/game_rules.md`; do not edit by hand.",
         "",
         "ALE 0.12 computes a game's reward, game-over flag and life count after **every",
         "emulated frame** from RAM alone (`RomSettings::step`); `ALEInterface.act` returns the",
@@ -643,5 +643,5 @@ if __name__ == "__main__":  # pragma: no cover - docs generator
     if sys.argv[1:] == ["--markdown"]:
         sys.stdout.write(render_markdown())
     else:
-        sys.stderr.write("usage: python -m hls_models.game_rules --markdown\n")
+        sys.stderr.write("usage: python -m nc2600.hls_models.game_rules --markdown\n")
         raise SystemExit(2)

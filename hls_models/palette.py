@@ -119,7 +119,7 @@ def grey_lut(fmt: str = "NTSC") -> np.ndarray:
 
     ``grey_lut(fmt)[screen]`` with ``screen = ale.getScreen()`` equals
     ``ale.getScreenGrayscale()`` (ALE 0.12), odd indices included (module doc). This is the
-    256-entry ROM of the preprocessor RTL (:mod:`hw.preprocessor`).
+    256-entry ROM of the preprocessor RTL (:mod:`nc2600.hw.preprocessor`).
     """
     rgb = colours(fmt)
     lut = np.empty(256, np.uint8)

@@ -17,6 +17,13 @@ LINES = {"NTSC": 262, "PAL": 312}                    #: scanlines per frame
 COLOUR_CLOCK_HZ = {"NTSC": 3_579_545, "PAL": 3_546_894}
 SCREEN_ROWS = {"NTSC": 210, "PAL": 250}              #: rows of ALE's screen
 
+#: The console configuration of the default instance, and the default of every console and
+#: instance everywhere (``Console``, ``GameInstance``, the harnesses, the CLI's ``--colour-clocks``):
+#: 3 colour clocks per fabric clock (one CPU cycle per clock); 1 is the published machine's
+#: (one colour clock per clock, the CPU stepping on every third).
+DEFAULT_COLOUR_CLOCKS = 3
+COLOUR_CLOCK_CONFIGS = (1, 3)    #: the console configurations (colour clocks per fabric clock)
+
 #: colour clocks of one NTSC frame (59,736)
 NTSC_COLOUR_CLOCKS_PER_FRAME = LINES["NTSC"] * COLOUR_CLOCKS_PER_LINE
 

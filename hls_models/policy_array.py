@@ -1,8 +1,8 @@
-"""Model of the array inference engine (:mod:`hw.policy_array`): an ``R x C`` array of MACs,
+"""Model of the array inference engine (:mod:`nc2600.hw.policy_array`): an ``R x C`` array of MACs,
 parallel over the inputs of a receptive field (``R`` rows) and over output channels (``C``
 columns); schedule, memory layout and banking, parameter-load format, exact cycle count.
 
-The arithmetic is :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` bit for bit
+The arithmetic is :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` bit for bit
 (int8 weights, 8-bit activation codes, int32 accumulators, per-layer ReLU, round half up by
 ``s`` bits, saturation at ``act_max``); :func:`simulate` runs this module's schedule through its
 memory layout and returns the same values, so the layout is checked without the RTL.
@@ -42,7 +42,7 @@ Memory layout (a word = ``R`` bytes, lane ``r`` = array row ``r``)
   ``((y // R_h) * (W / R_w) + x // R_w) * (C_in / R_c) + c // R_c`` at lane
   ``((y % R_h) * R_w + x % R_w) * R_c + c % R_c`` (:func:`conv_word_lane`). For the observation,
   ``c`` is the frame (0 = oldest) and ``(y, x)`` its pixel (:func:`obs_words`).
-- Dense inputs (conv2's outputs, dense1's): flat index ``k`` (host.launcher.policy's ``(y, x, c)``
+- Dense inputs (conv2's outputs, dense1's): flat index ``k`` (nc2600.host.launcher.policy's ``(y, x, c)``
   order) in word ``k // R`` at lane ``k % R``.
 - The ``C`` outputs of a pass are ``C`` consecutive channels of one position: ``C`` consecutive
   lanes of one word in either layout (``C`` divides ``R_c`` and ``R``: :func:`check_shape`).
@@ -55,10 +55,10 @@ Memory layout (a word = ``R`` bytes, lane ``r`` = array row ``r``)
   ``kw = ww R_w + rw`` (``k = (c*ks + kh)*ks + kw``), and for a dense layer ``k = t*R + r``.
   Biases: row ``bias_base(l) + g``, lane ``j`` = ``b_l[g*C + j]`` (int32).
 
-Parameter load (:data:`hw.policy_engine.ParameterWriteSignature`, one 32-bit word per cycle):
+Parameter load (:data:`nc2600.hw.policy_engine.ParameterWriteSignature`, one 32-bit word per cycle):
 space 0 weights (``row``, ``lane`` = the 32-bit word of the row: weight lanes ``4*lane ..
 4*lane + 3``, the first in bits 0..7), 1 biases (``row``, ``lane`` = column ``j``, int32),
-2 configuration as :mod:`hls_models.policy_engine` (0 ``n_actions``, 1 ``act_max``, 2..4
+2 configuration as :mod:`nc2600.hls_models.policy_engine` (0 ``n_actions``, 1 ``act_max``, 2..4
 ``s1..s3``). :func:`load_words` writes only weight words with an active column.
 """
 from __future__ import annotations
@@ -67,13 +67,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.action_select import latency as argmax_latency
-from hls_models.networks import geometry
-from hls_models.platform import XC7Z045
-from hls_models.policy_engine import (N_CONFIG, SPACE_BIASES, SPACE_CONFIG, SPACE_WEIGHTS, check_actions,
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.action_select import latency as argmax_latency
+from nc2600.hls_models.networks import geometry
+from nc2600.hls_models.platform import XC7Z045
+from nc2600.hls_models.policy_engine import (N_CONFIG, SPACE_BIASES, SPACE_CONFIG, SPACE_WEIGHTS, check_actions,
                                       check_parameters)
-from hls_models.policy_int8 import QuantizedPolicy, check_obs, mac_count, requantize
+from nc2600.hls_models.policy_int8 import QuantizedPolicy, check_obs, mac_count, requantize
 
 ROWS_CHOICES = (4, 8, 16, 32, 64)   #: array rows R (inputs per cycle per column); a network may allow fewer
 COLS_CHOICES = (4, 8, 16)           #: array columns C (output channels per pass)
@@ -176,7 +176,7 @@ def layer_gap_cycles(rows: int) -> int:
 
 def engine_cycles(n_actions: int, rows: int, cols: int, network: str = "small") -> int:
     """Cycles from ``start`` (the cycle it is high, cycle 0) to ``done`` (the cycle it is high)
-    of :class:`hw.policy_array.ArrayPolicyEngine`; the action values are valid in the ``done``
+    of :class:`nc2600.hw.policy_array.ArrayPolicyEngine`; the action values are valid in the ``done``
     cycle. The first input is issued in cycle 1, then ``sum_l P*G*T`` issue cycles, the gaps
     between layers (:func:`layer_gap_cycles`), and after the last input the pipeline
     (:func:`mac_pipeline_cycles`) plus one cycle registering the action values.
@@ -191,7 +191,7 @@ def engine_cycles(n_actions: int, rows: int, cols: int, network: str = "small") 
 
 def inference_cycles(n_actions: int, rows: int, cols: int, network: str = "small") -> int:
     """Cycles from ``start`` to the chosen action: :func:`engine_cycles` plus the action-select
-    tree (:func:`hls_models.action_select.latency`)."""
+    tree (:func:`nc2600.hls_models.action_select.latency`)."""
     return engine_cycles(n_actions, rows, cols, network) + argmax_latency(n_actions)
 
 
@@ -293,7 +293,7 @@ def load_words(qp: QuantizedPolicy, rows: int, cols: int, max_actions: int = MAX
     the unsigned 32-bit word, in write order (weights, biases, configuration; module doc).
 
     Raises:
-        ValueError: the parameters do not fit the engine (:func:`hls_models.policy_engine.check_parameters`)
+        ValueError: the parameters do not fit the engine (:func:`nc2600.hls_models.policy_engine.check_parameters`)
             or the shape is not supported.
     """
     rows, cols = check_shape(rows, cols)
@@ -339,7 +339,7 @@ def param_step(rows: int, cols: int) -> tuple[dict[int, int], dict[int, int]]:
 
 def load_cycles(n_actions: int, rows: int, cols: int) -> int:
     """Words (one per cycle) of :func:`load_words`: weight words with an active column, one per
-    bias, :data:`hls_models.policy_engine.N_CONFIG` configuration words."""
+    bias, :data:`nc2600.hls_models.policy_engine.N_CONFIG` configuration words."""
     w = 0
     for p in layer_plan(rows, cols, n_actions):
         last = p["N"] - (p["G"] - 1) * cols
@@ -465,7 +465,7 @@ def table(n_actions: int = MAX_ACTIONS) -> str:
     head = (f"{'network':8} {'mults':>5} {'R x C':>7} {'cycles':>8} {'MAC eff':>7} {'weights B':>10} "
             f"{'W BRAM36':>8} {'act B':>6} {'act BRAM36':>10}")
     lines = [f"array engine ({n_actions} actions): cycles from start to the chosen action (model, "
-             "hls_models.policy_array)", head]
+             "nc2600.hls_models.policy_array)", head]
     for network in ("small", "nature"):
         for mults, (r, c) in SHAPES.items():
             f = figures(r, c, n_actions, network)

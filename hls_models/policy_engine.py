@@ -1,12 +1,12 @@
-"""Model of the int8 policy inference engine (:mod:`hw.policy_engine`): memory layout, parameter
+"""Model of the int8 policy inference engine (:mod:`nc2600.hw.policy_engine`): memory layout, parameter
 load image, parameter checks and the exact cycle count.
 
-The arithmetic is :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (the engine is
+The arithmetic is :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` (the engine is
 bit-exact with it); this module holds what is specific to the engine built from ``L`` MAC lanes.
 
-Schedule (the one :mod:`hls_models.policy_int8`'s cycle model describes)
+Schedule (the one :mod:`nc2600.hls_models.policy_int8`'s cycle model describes)
 ------------------------------------------------------------------------
-Layers run in order (conv1, conv2, dense1, dense2; :func:`hls_models.policy_int8.layer_dims`
+Layers run in order (conv1, conv2, dense1, dense2; :func:`nc2600.hls_models.policy_int8.layer_dims`
 gives ``P`` output positions, ``N`` outputs per position, ``K`` inputs per output). Lane ``j``
 computes output channels ``g*L + j`` of group ``g``; for each position and each of the
 ``G = ceil(N / L)`` groups the engine streams the ``K`` inputs of the receptive field, one per
@@ -16,8 +16,8 @@ A completed group's ``L`` accumulators are captured while the next group runs; o
 requantiser (ReLU, round half up by ``s``, saturate at ``act_max``) writes them back one byte
 per cycle (``active <= L <= K`` cycles, so it keeps up). At a layer's end the engine waits for
 that write-back, because the next layer reads the results
-(:func:`hls_models.policy_int8.layer_gap_cycles`). The last layer's accumulators go to the
-action-value registers instead. The cycle count is :func:`hls_models.policy_int8.inference_cycles`
+(:func:`nc2600.hls_models.policy_int8.layer_gap_cycles`). The last layer's accumulators go to the
+action-value registers instead. The cycle count is :func:`nc2600.hls_models.policy_int8.inference_cycles`
 (start to the chosen action) less the action-select latency: :func:`engine_cycles`.
 
 Memory layout (one BRAM word = all ``L`` lanes)
@@ -28,11 +28,11 @@ Memory layout (one BRAM word = all ``L`` lanes)
 - Activations: conv1 and dense1 outputs share one buffer (6,400 bytes; conv1's results are dead
   when dense1 writes), conv2's outputs a second (2,592 bytes); output ``n`` of position ``pos``
   at address ``pos*N + n``: for the next layer that is ``(y, x, c)`` order, the order conv2
-  reads its patches' channels and dense1 reads its 2,592 inputs (:mod:`host.launcher.policy`'s layout).
+  reads its patches' channels and dense1 reads its 2,592 inputs (:mod:`nc2600.host.launcher.policy`'s layout).
 - Observation: read in place through the preprocessor's port, ``frame = c``,
   ``index = (4y + kh) * 84 + 4x + kw``.
 
-Parameter load (:data:`hw.interfaces.ParameterWriteSignature`, one 32-bit word per cycle):
+Parameter load (:data:`nc2600.hw.interfaces.ParameterWriteSignature`, one 32-bit word per cycle):
 ``space`` 0 = weights (``row``, ``lane`` = first of 4 lanes, ``data`` = 4 int8 little-endian),
 1 = biases (``row``, ``lane``, ``data`` = int32), 2 = configuration (``row`` = register:
 0 ``n_actions``, 1 ``act_max``, 2..4 the shifts ``s1..s3``). :func:`load_words` writes only
@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.action_select import latency as argmax_latency
-from hls_models.policy_int8 import QuantizedPolicy, W_MAX, inference_cycles, layer_dims
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.action_select import latency as argmax_latency
+from nc2600.hls_models.policy_int8 import QuantizedPolicy, W_MAX, inference_cycles, layer_dims
 
 MIN_LANES, MAX_LANES, LANE_STEP = 4, 256, 4   #: supported MAC-lane counts: 4, 8, ..., 256
 MAX_SHIFT = 31                                 #: largest requantisation shift (5-bit field)
@@ -121,12 +121,12 @@ def param_step(lanes: int) -> tuple[dict[int, int], dict[int, int]]:
 
 def engine_cycles(n_actions: int, lanes: int) -> int:
     """Cycles from ``start`` (the cycle it is high) to ``done`` (the cycle it is high) of
-    :class:`hw.policy_engine.PolicyEngine`; the action values are valid in the ``done`` cycle.
+    :class:`nc2600.hw.policy_engine.PolicyEngine`; the action values are valid in the ``done`` cycle.
 
     ``sum_l P*G*K + drain_cycles``: the first input is issued in the cycle after ``start``, then
     one input per cycle plus the write-back gaps after conv1, conv2 and dense1
-    (:func:`hls_models.policy_int8.layer_gap_cycles`); the last group's sum is complete
-    :data:`~hls_models.policy_int8.MAC_PIPELINE_CYCLES` after its last input and registered as
+    (:func:`nc2600.hls_models.policy_int8.layer_gap_cycles`); the last group's sum is complete
+    :data:`~nc2600.hls_models.policy_int8.MAC_PIPELINE_CYCLES` after its last input and registered as
     the action values one cycle later, the ``done`` cycle. Measured equal on the RTL for
     L in {4, 16, 32, 64} (``tests/policy_engine``).
     """
@@ -154,18 +154,18 @@ _FIELDS = ("w1", "b1", "w2", "b2", "w3", "b3", "w4", "b4")
 
 
 def field_shapes(n_actions: int) -> dict[str, tuple[int, ...]]:
-    """Shapes of the integer tensors, in the flat parameter layout order of :mod:`host.launcher.policy`."""
+    """Shapes of the integer tensors, in the flat parameter layout order of :mod:`nc2600.host.launcher.policy`."""
     return {"w1": (256, 16), "b1": (16,), "w2": (256, 32), "b2": (32,), "w3": (2592, 256), "b3": (256,),
             "w4": (256, n_actions), "b4": (n_actions,)}
 
 
 def flat_length(n_actions: int) -> int:
-    """Length of the flat integer parameter vector (weights and biases in :mod:`host.launcher.policy` order)."""
+    """Length of the flat integer parameter vector (weights and biases in :mod:`nc2600.host.launcher.policy` order)."""
     return sum(int(np.prod(s)) for s in field_shapes(n_actions).values())
 
 
 def policy_from_flat(flat: np.ndarray, n_actions: int, shifts, act_max: int = 255) -> QuantizedPolicy:
-    """A :class:`QuantizedPolicy` from a flat integer vector in :mod:`host.launcher.policy`'s layout
+    """A :class:`QuantizedPolicy` from a flat integer vector in :mod:`nc2600.host.launcher.policy`'s layout
     (``w1, b1, w2, b2, w3, b3, w4, b4``; weights in -127..127, biases int32), checked.
 
     Raises:

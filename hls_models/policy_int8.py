@@ -1,6 +1,6 @@
 """The quantised (int8) Such et al. policy network: bit-exact model, quantiser, cycle/resource model.
 
-Network (:mod:`host.launcher.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
+Network (:mod:`nc2600.host.launcher.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
 ReLU -> dense |A|, action = argmax (ties to the lowest index). Same flat parameter layout.
 
 Number format (fixed point with power-of-two scales only)
@@ -74,7 +74,7 @@ product; requantisation (bias already in, ReLU, shift, saturate) and the activat
 layers the engine waits for the write-back (:func:`layer_gap_cycles`: the MAC pipeline, the
 requantiser and one cycle per output of the last group) because the next layer reads its
 results. The last layer's values are registered :data:`MAC_PIPELINE_CYCLES` + 1 cycles after its
-last input and go to the action-select tree (:func:`hls_models.action_select.latency`).
+last input and go to the action-select tree (:func:`nc2600.hls_models.action_select.latency`).
 So ``cycles = sum_layers P * ceil(N / L) * K + drain_cycles + latency(A)`` (:func:`drain_cycles`).
 These are the RTL's cycles (``hw/policy_engine.py``, measured equal for L in {4, 16, 32, 64});
 an earlier model charged a fixed 8-cycle drain per layer, which the RTL's one-byte-per-cycle
@@ -87,11 +87,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from hls_models.action_select import latency as argmax_latency
-from hls_models.networks import OBS_SHAPE
-from hls_models.networks import n_params as _net_n_params
-from hls_models.networks import unflatten as _net_unflatten
-from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME, XC7Z045
+from nc2600.hls_models.action_select import latency as argmax_latency
+from nc2600.hls_models.networks import OBS_SHAPE
+from nc2600.hls_models.networks import n_params as _net_n_params
+from nc2600.hls_models.networks import unflatten as _net_unflatten
+from nc2600.hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME, XC7Z045
 
 ACT_MAX = 255          #: default largest activation code (unsigned 8-bit, non-negative after ReLU)
 W_MAX = 127            #: largest weight magnitude (symmetric int8)
@@ -99,12 +99,12 @@ LAYERS = ("conv1", "conv2", "dense1", "dense2")
 
 
 def n_params(n_actions: int) -> int:
-    """Parameters of the ``small`` network (:func:`hls_models.networks.n_params`)."""
+    """Parameters of the ``small`` network (:func:`nc2600.hls_models.networks.n_params`)."""
     return _net_n_params("small", n_actions)
 
 
 def unflatten(flat: np.ndarray, n_actions: int) -> dict[str, np.ndarray]:
-    """Named views of a ``small`` network's flat vector (:func:`hls_models.networks.unflatten`)."""
+    """Named views of a ``small`` network's flat vector (:func:`nc2600.hls_models.networks.unflatten`)."""
     return _net_unflatten(flat, "small", n_actions)
 
 
@@ -113,7 +113,7 @@ class QuantizedPolicy:
     """An int8 policy: weights ``w1..w4`` (int8), biases ``b1..b4`` (int32), shifts ``s1..s3``,
     activation ceiling ``act_max`` (255 or 127).
 
-    Shapes as :func:`host.launcher.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
+    Shapes as :func:`nc2600.host.launcher.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
     ``w3 (2592, 256)``, ``w4 (256, A)``). ``exponents`` holds ``e_l`` and ``f_l`` for reference.
     """
     n_actions: int
@@ -260,7 +260,7 @@ def quantize(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, act_max: i
     """Quantise one float parameter vector (GA individual) to a :class:`QuantizedPolicy`.
 
     Args:
-        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`host.launcher.policy` layout).
+        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`nc2600.host.launcher.policy` layout).
         n_actions: number of actions ``A``.
         calib_obs: ``(B, 4, 84, 84)`` uint8 observations of the game (``B >= 1``, e.g. 32 from
             random play) used to choose the requantisation shifts (module doc).
@@ -310,7 +310,7 @@ def _check_accumulator_bounds(qp: QuantizedPolicy) -> None:
 
 
 class QuantizedSlots:
-    """Per-slot int8 policies for a block of emulator slots, like :class:`host.launcher.policy.SlotWeights`.
+    """Per-slot int8 policies for a block of emulator slots, like :class:`nc2600.host.launcher.policy.SlotWeights`.
 
     :meth:`act` evaluates each slot's observation with that slot's own policy.
     """
@@ -333,12 +333,12 @@ class QuantizedSlots:
 
 
 # ---------------------------------------------------------------------------------------------
-# Any network of hls_models.networks (``--network nature``): same number format and quantiser
+# Any network of nc2600.hls_models.networks (``--network nature``): same number format and quantiser
 # ---------------------------------------------------------------------------------------------
 
 @dataclass
 class QuantizedNetwork:
-    """An int8 policy of any network of :mod:`hls_models.networks` (the small network keeps its
+    """An int8 policy of any network of :mod:`nc2600.hls_models.networks` (the small network keeps its
     own :class:`QuantizedPolicy`, which the RTL engine reads): per layer int8 weights ``(K, N)``
     (flat layout), int32 biases, and a requantisation shift after every layer but the last.
     The number format, rounding and saturation are those of :class:`QuantizedPolicy`."""
@@ -364,7 +364,7 @@ class QuantizedNetwork:
         ``(B, 4, 84, 84)`` for layer 0, else the previous layer's ``(B, H, W, C)`` codes
         (channel-last). Products in float32 where every partial sum of the layer stays below
         ``2**24`` (exact), else float64 (exact below ``2**53``)."""
-        from hls_models.networks import geometry
+        from nc2600.hls_models.networks import geometry
         g = geometry(self.network, self.n_actions)[layer]
         w, bias = self.w[layer], self.b[layer]
         in_max = 255 if layer == 0 else self.act_max
@@ -381,7 +381,7 @@ class QuantizedNetwork:
 
     def action_values(self, obs: np.ndarray) -> np.ndarray:
         """Bit-exact int32 action values, ``(B, 4, 84, 84)`` uint8 -> ``(B, A)`` int32."""
-        from hls_models.networks import geometry
+        from nc2600.hls_models.networks import geometry
         a = check_obs(obs)
         geo = geometry(self.network, self.n_actions)
         for layer, g in enumerate(geo):
@@ -407,7 +407,7 @@ def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: 
         ValueError: unknown network, wrong parameter count or observation shape, a layer whose
         accumulator could leave int32.
     """
-    from hls_models.networks import geometry, n_params as net_n_params, unflatten as net_unflatten
+    from nc2600.hls_models.networks import geometry, n_params as net_n_params, unflatten as net_unflatten
     if network == "small":
         return quantize(flat, n_actions, calib_obs, act_max)
     geo = geometry(network, n_actions)
@@ -455,11 +455,11 @@ BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (pari
 
 def layer_dims(n_actions: int, network: str = "small") -> list[tuple[str, int, int, int]]:
     """``[(name, P positions, N outputs per position, K inputs per output), ...]`` of the layers of
-    ``network`` (:mod:`hls_models.networks`; the small network's four by default)."""
+    ``network`` (:mod:`nc2600.hls_models.networks`; the small network's four by default)."""
     if n_actions < 1:
         raise ValueError(f"n_actions must be >= 1, got {n_actions}")
     if network != "small":
-        from hls_models.networks import geometry
+        from nc2600.hls_models.networks import geometry
         return [(g.name, g.positions, g.n, g.k) for g in geometry(network, n_actions)]
     return [("conv1", 20 * 20, 16, 4 * 8 * 8), ("conv2", 9 * 9, 32, 16 * 4 * 4),
             ("dense1", 1, 256, 9 * 9 * 32), ("dense2", 1, n_actions, 256)]
@@ -577,7 +577,7 @@ def mac_count(n_actions: int, network: str = "small") -> int:
     """Multiply-accumulates of one forward pass, from the network's shapes (small: 2,965,504 +
     256 A; nature: 9,342,976 + 512 A)."""
     if network != "small":
-        from hls_models.networks import mac_count as net_macs
+        from nc2600.hls_models.networks import mac_count as net_macs
         return net_macs(network, n_actions)
     return 20 * 20 * 16 * 256 + 9 * 9 * 32 * 256 + 2592 * 256 + 256 * n_actions
 
@@ -641,7 +641,7 @@ def _receptive_field(a: np.ndarray, layer: int, pos: int) -> np.ndarray:
 
 def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12, 16, 24, 32, 64),
                 network: str = "small") -> str:
-    """Text table of :func:`resources` for several lane counts (``python -m hls_models.policy_int8``)."""
+    """Text table of :func:`resources` for several lane counts (``python -m nc2600.hls_models.policy_int8``)."""
     rows = [f"engine model, {network} network, {n_actions} actions, {f_mhz:g} MHz, frame-skip budget "
             f"{frame_skip_period_cycles(f_mhz)} cycles ({FRAME_SKIP} NTSC frames at 150 MHz console)",
             f"{'lanes':>5} {'cycles':>9} {'us':>8} {'fits':>5} {'BRAM36(w+act)':>14} {'DSP':>4}"]
@@ -660,7 +660,7 @@ def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12
 if __name__ == "__main__":
     import argparse
     parser = argparse.ArgumentParser(
-        prog="python -m hls_models.policy_int8",
+        prog="python -m nc2600.hls_models.policy_int8",
         description="Inference-engine cycles and BRAM/DSP per MAC-lane count (the model; "
                     "`nc2600 policy-int8 --agreement GAMES` measures int8-vs-float agreement).")
     parser.add_argument("--network", choices=("small", "nature"), default="small",

@@ -35,13 +35,13 @@ from math import gcd
 
 import numpy as np
 
-from hls_models.palette import to_grey
-from hls_models.platform import FRAME_SKIP  # noqa: F401  (frames per pushed observation; used here and re-read by users)
+from nc2600.hls_models.palette import to_grey
+from nc2600.hls_models.platform import FRAME_SKIP  # noqa: F401  (frames per pushed observation; used here and re-read by users)
 
 OUT_SIZE = 84          #: output height and width (pixels)
 STACK = 4              #: frames in the observation stack
 SCREEN_WIDTH = 160     #: ALE screen width (pixels = colour clocks of the visible line)
-#: cycles of the RTL block (``hw.preprocessor``) from the last visible pixel of a pushed frame to
+#: cycles of the RTL block (``nc2600.hw.preprocessor``) from the last visible pixel of a pushed frame to
 #: ``obs_valid``, one pixel per cycle; and in beats with three pixels per beat (one more stage)
 LATENCY_CYCLES, LATENCY_CYCLES3 = 8, 9
 
@@ -204,7 +204,7 @@ def observation_stacks(screens: np.ndarray, fmt: str, frame_skip: int = FRAME_SK
 
     One observation per frame-skip period: ``observe(grey[t-1], grey[t])`` at the last frame
     ``t`` of each period, pushed onto the stack; the first fills all 4 slots
-    (as :meth:`host.launcher.instance.AleInstance.reset` does). The grey image before the first frame is zero.
+    (as :meth:`nc2600.host.launcher.env.AleEnv.reset` does). The grey image before the first frame is zero.
 
     Args:
         screens: ``(T, H, 160)`` uint8 palette indices.

@@ -1,6 +1,6 @@
 """The ``nc2600`` console script.
 
-Subcommands live one per module in :mod:`host.commands`; each module defines
+Subcommands live one per module in :mod:`nc2600.host.commands`; each module defines
 ``register(subparsers, groups)`` and is discovered at start-up, so a new block adds
 its command without editing this file. ``groups`` holds the nested sub-command
 tables shared by several modules: ``groups["bench"]`` (``nc2600 bench host``,
@@ -24,8 +24,8 @@ import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
-from host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
-from host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
+from nc2600.host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
+from nc2600.host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
 
 
 def _version() -> str:
@@ -59,9 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     groups["games_parser"] = games
     groups["games"] = games.add_subparsers(dest="games_action", metavar="ACTION", parser_class=OneLineParser)
 
-    import host.commands as commands
+    import nc2600.host.commands as commands
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"host.commands.{info.name}")
+        module = importlib.import_module(f"nc2600.host.commands.{info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub, groups)
@@ -72,14 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def install_sigterm_handler() -> None:
-    """Make SIGTERM raise :class:`host.errors.Terminated` (a KeyboardInterrupt) in the main
-    thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
+    """Make SIGTERM raise :class:`nc2600.host.errors.Terminated` (a KeyboardInterrupt) in the main
+    thread (:func:`nc2600.host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
     runs, exit code 130, one line. SIGINT, when it has Python's default handler (not when
-    ignored, as in a background job without job control), gets :func:`host.errors.on_sigint`:
+    ignored, as in a background job without job control), gets :func:`nc2600.host.errors.on_sigint`:
     the same KeyboardInterrupt, never raised inside an import."""
     import signal
 
-    from host.errors import on_sigint, redeliver_swallowed_interrupts
+    from nc2600.host.errors import on_sigint, redeliver_swallowed_interrupts
     signal.signal(signal.SIGTERM, on_sigterm)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_sigint)
@@ -108,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     if "ray" not in holder:
         return rc
     if holder["ray"] and hasattr(os, "fork"):
-        # a Ray driver runs under a supervisor (host.cluster.supervisor.supervised_driver): a SIGTERM to the
+        # a Ray driver runs under a supervisor (nc2600.host.cluster.supervisor.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
-        from host.cluster.supervisor import supervised_driver
+        from nc2600.host.cluster.supervisor import supervised_driver
         return supervised_driver(lambda: guarded(lambda: args.func(args)))
     return guarded(lambda: args.func(args))
 
@@ -123,7 +123,7 @@ def entry() -> None:
     the one line."""
     import signal
 
-    from host.errors import STOP_SIGNALS, interrupt_name
+    from nc2600.host.errors import STOP_SIGNALS, interrupt_name
     try:
         rc = main()
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

@@ -92,9 +92,9 @@ def _checked(parse, ok, what: str):
 
 def mac_lanes(text: str) -> int:
     """argparse type: a policy-engine MAC-lane count, by the engine's own rule
-    (:func:`hls_models.policy_engine.check_lanes`: a multiple of 4 in 4..256), as ``synth`` checks it."""
+    (:func:`nc2600.hls_models.policy_engine.check_lanes`: a multiple of 4 in 4..256), as ``synth`` checks it."""
     import argparse
-    from hls_models.policy_engine import check_lanes
+    from nc2600.hls_models.policy_engine import check_lanes
     try:
         return check_lanes(_int(text))
     except ValueError:
@@ -110,10 +110,10 @@ mac_lanes.__name__ = "MAC-lane count"
 
 def array_shape(text: str) -> tuple[int, int]:
     """argparse type: an array-engine shape ``RxC`` (``16x16``; ``X`` also) as ``(rows, cols)``,
-    two decimal integers that the engine's own rule (:func:`hls_models.policy_array.check_shape`)
-    accepts for at least one network of :data:`hls_models.networks.NETWORKS` (``64x16`` tiles the
+    two decimal integers that the engine's own rule (:func:`nc2600.hls_models.policy_array.check_shape`)
+    accepts for at least one network of :data:`nc2600.hls_models.networks.NETWORKS` (``64x16`` tiles the
     nature network only). A command checks the shape further for the network or instance it
-    builds (e.g. :func:`hwtools.instance_harness.check_config`); when no network takes it, the
+    builds (e.g. :func:`nc2600.hwtools.instance_harness.check_config`); when no network takes it, the
     message is the small network's rule, e.g. ``rows must be one of (4, 8, 16, 32, 64), got 0``.
 
     Raises:
@@ -123,8 +123,8 @@ def array_shape(text: str) -> tuple[int, int]:
     import argparse
     import re
 
-    from hls_models.networks import NETWORKS
-    from hls_models.policy_array import check_shape
+    from nc2600.hls_models.networks import NETWORKS
+    from nc2600.hls_models.policy_array import check_shape
     m = re.fullmatch(r"([0-9]{1,6})[xX]([0-9]{1,6})", text)
     if m is None:
         raise argparse.ArgumentTypeError(f"expected ROWSxCOLS, e.g. 16x16, got {text[:60]!r}")

@@ -1,13 +1,13 @@
 """A gymnasium environment whose observations and protocol are exactly the fabric's.
 
 One :class:`Nc2600Env` is one console (ale-py, or the Verilated console RTL) under the
-launcher's evaluation protocol (:class:`host.launcher.instance.ProtocolInstance`,
-:mod:`hls_models.frame_skip`): frame skip, sticky actions drawn from the episode seed, no-op
+launcher's evaluation protocol (:class:`nc2600.host.launcher.env.ProtocolEnv`,
+:mod:`nc2600.hls_models.frame_skip`): frame skip, sticky actions drawn from the episode seed, no-op
 starts, FIRE at reset, the episode cap. So an agent trained here sees what a fabric instance
 computes.
 
 - observation: the ``(4, 84, 84)`` uint8 stack of the project's integer preprocessing
-  (:mod:`hls_models.preprocessor`: grey, max of the last two frames of the skip, fixed-point
+  (:mod:`nc2600.hls_models.preprocessor`: grey, max of the last two frames of the skip, fixed-point
   84 x 84 area resize, oldest frame first), ``Box(0, 255, (4, 84, 84), uint8)``;
 - action: a minimal-action-set index, ``Discrete(n)`` (ALE's order);
 - reward: the game score change over the frame-skip period (unclipped, ALE's raw score);
@@ -20,7 +20,7 @@ computes.
   ``info``, which depends only on the episode seed and the actions).
 
 Seeding: ``reset(seed=s)`` plays the episode of episode seed ``s``, the same episode as
-``ProtocolInstance.reset(s)`` of the launcher (the same actions then give the same
+``ProtocolEnv.reset(s)`` of the launcher (the same actions then give the same
 observations, rewards and ends); ``reset()`` without a seed plays the episode whose seed is
 the next draw (``integers(0, 2**31)``) of the environment's ``np_random``, so a seeded
 environment's sequence of episodes is reproducible.
@@ -29,9 +29,9 @@ Registration: importing this module registers ``nc2600/<Game>-v0`` for each of t
 games ALE 0.12 supports (``<Game>`` is the CamelCase of ALE's id, ``boxing`` ->
 ``Boxing``, ``montezuma_revenge`` -> ``MontezumaRevenge``)::
 
-    import gymnasium, host.gym_env
+    import gymnasium, nc2600.host.gym_env
     env = gymnasium.make("nc2600/Pong-v0", backend="ale", frame_skip=4)
-    # or without the import: gymnasium.make("host.gym_env:nc2600/Pong-v0")
+    # or without the import: gymnasium.make("nc2600.host.gym_env:nc2600/Pong-v0")
 
 gymnasium 1.4.0 (the pinned version) registers third-party environments only on import (it
 reads no package entry points: ``gymnasium.envs`` registers its own environments and nothing
@@ -49,15 +49,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from hls_models.frame_skip import MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX
-from hls_models.preprocessor import OUT_SIZE, STACK
-from host.errors import UserError
-from host.launcher.settings import RunConfig
+from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX
+from nc2600.hls_models.preprocessor import OUT_SIZE, STACK
+from nc2600.host.errors import UserError
+from nc2600.host.launcher.settings import RunConfig
 
 __all__ = ["BACKENDS", "NAMESPACE", "Nc2600Env", "env_id", "make_vector_env", "register_envs"]
 
 NAMESPACE = "nc2600"
-#: backends of the environment (``host.launcher.backends``): ale-py, or the Verilated console RTL
+#: backends of the environment (``nc2600.host.launcher.backends``): ale-py, or the Verilated console RTL
 BACKENDS = ("ale", "rtl")
 _DEFAULTS = RunConfig()
 #: the launcher's defaults (``nc2600 run``)
@@ -118,15 +118,15 @@ class Nc2600Env(gymnasium.Env):
             raise ValueError(f"fire_reset must be True or False, got {fire_reset!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        from host.launcher.backends import make_instance
-        from host.verify.games import resolve_rom
+        from nc2600.host.launcher.backends import make_instance
+        from nc2600.host.verify.games import resolve_rom
         try:
             self.game, rom_path = resolve_rom(game=None if rom is not None else game, rom=rom)
         except UserError as e:
             raise ValueError(str(e)) from None
         if backend == "rtl":
-            from hls_models.cartridge import detect_mapper
-            from hw.console import SUPPORTED
+            from nc2600.hls_models.cartridge import detect_mapper
+            from nc2600.hw.console import SUPPORTED
             mapper = detect_mapper(rom_path.read_bytes())
             if mapper not in SUPPORTED:
                 raise ValueError(f"{self.game}: the console RTL has no {mapper} cartridge mapper "
@@ -184,7 +184,7 @@ class Nc2600Env(gymnasium.Env):
         inst = self.instance
         if hasattr(inst, "rgb"):
             return inst.rgb()
-        from hls_models.palette import rgb_lut
+        from nc2600.hls_models.palette import rgb_lut
         if inst.console is None:      # before the first reset: no console powered on yet
             return np.zeros((*inst.pooled.shape, 3), np.uint8)
         return rgb_lut(inst.fmt)[inst.console.screen]
@@ -201,12 +201,12 @@ def register_envs() -> list[str]:
     """Register ``nc2600/<Game>-v0`` for every game ALE 0.12 supports (idempotent); returns
     the ids. The entry point is :class:`Nc2600Env` with ``game`` fixed; every other
     constructor argument is a ``gymnasium.make`` keyword."""
-    from host.verify.games import loadable_games
+    from nc2600.host.verify.games import loadable_games
     ids = []
     for game in loadable_games():
         name = env_id(game)
         if name not in gymnasium.registry:
-            gymnasium.register(id=name, entry_point="host.gym_env:Nc2600Env", kwargs={"game": game})
+            gymnasium.register(id=name, entry_point="nc2600.host.gym_env:Nc2600Env", kwargs={"game": game})
         ids.append(name)
     return ids
 

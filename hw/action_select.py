@@ -2,10 +2,10 @@
 
 The inference engine presents its ``n`` action values (``width``-bit signed, e.g. the int32
 accumulators of the last dense layer) as one beat of the action-values stream
-(:func:`hw.interfaces.action_values_signature`, defined once for producer and consumer); the block is
+(:func:`nc2600.hw.interfaces.action_values_signature`, defined once for producer and consumer); the block is
 always ready, so a beat is taken in the cycle its ``valid`` is high. The chosen action
 (:func:`chosen_action_signature`: ``valid``, ``index``, ``value``) follows
-:func:`hls_models.action_select.latency` cycles later (``ceil(log2 n)``, 5 for 18 lanes). A new
+:func:`nc2600.hls_models.action_select.latency` cycles later (``ceil(log2 n)``, 5 for 18 lanes). A new
 beat may come every cycle.
 
 Algorithm: a binary tree of comparators, one registered level per halving. Each node keeps
@@ -14,7 +14,7 @@ go to the lowest index (numpy's ``argmax``). Lanes at or above ``count`` are inv
 win (``count`` comes in the beat; ``count = 0`` yields index 0). An odd candidate
 at a level passes through a register.
 
-Bit-exact model: :func:`hls_models.action_select.select`.
+Bit-exact model: :func:`nc2600.hls_models.action_select.select`.
 Yosys ``synth_xilinx -family xc7`` of ``rtl/action_select.v`` (18 lanes, 32 bits): 970 LUTs,
 707 flip-flops, 51 CARRY4, no DSP or RAM.
 """
@@ -24,9 +24,9 @@ from amaranth import Module, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hls_models.action_select import MAX_ACTIONS, latency
-from hw import reproducible
-from hw.interfaces import action_values_signature, chosen_action_signature
+from nc2600.hls_models.action_select import MAX_ACTIONS, latency
+from nc2600.hw import reproducible
+from nc2600.hw.interfaces import action_values_signature, chosen_action_signature
 
 
 class ActionSelect(wiring.Component):
@@ -37,7 +37,7 @@ class ActionSelect(wiring.Component):
         width: bits of a signed action value.
 
     Ports:
-        action_values: In(:func:`hw.interfaces.action_values_signature` ``(n, width)``): payload
+        action_values: In(:func:`nc2600.hw.interfaces.action_values_signature` ``(n, width)``): payload
             ``values`` (lane ``i`` is action ``i``) and ``count`` (lanes ``>= count`` are
             ignored), ``valid``; ``ready`` is always high.
         chosen: Out(:func:`chosen_action_signature` ``(n, width)``), ``latency(n)`` cycles after the beat.

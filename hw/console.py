@@ -1,9 +1,9 @@
 """The Atari 2600 console top: 6507 CPU, TIA, RIOT and cartridge, one colour clock per clock
-(default) or three (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, the TIA's
-single colour-clock step applied three times in a chain, ``rtl/console3.v``; same results).
+(default) or three (``Console(colour_clocks=3)``: one CPU cycle per clock, the TIA's
+single colour-clock step applied three times in a chain, ``rtl/console_cc3.v``; same results).
 
-:class:`Console` ties :class:`hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY
-from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw.cart.Cart`
+:class:`Console` ties :class:`nc2600.hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY
+from the TIA's WSYNC), :class:`nc2600.hw.tia.Tia`, :class:`nc2600.hw.riot.Riot` and :class:`nc2600.hw.cartridge.Cartridge`
 together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
 else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
 
@@ -14,7 +14,7 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   the read data formed in clock 0 from what was registered at the strobe's edge (TIA
   collision and input latches, the RIOT's value, the cartridge's other sources) and the
   cartridge ROM's byte, a block RAM read addressed in clock 2 from the bus registers
-  (``Cart(rom_read="late")``), so that no path runs from the CPU's state through its address
+  (``Cartridge(rom_read="late")``), so that no path runs from the CPU's state through its address
   and the bank mapping into the block RAM's address in one clock (the LIFCL-40's critical path
   with the ROM addressed in clock 1 from the CPU's outputs). Its bus outputs (address, read/write, data
   out, dummy mark) are registered every clock and so valid from clock 2 to the next clock 0:
@@ -39,21 +39,21 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   ``tia_touch`` marks a completed TIA access (Stella draws lazily, up to the current clock,
   only at TIA accesses: the harness uses it for frames cut short by the instruction limit).
 
-Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
+Configuration inputs (set before reset): ``mapper`` (:data:`nc2600.hw.cartridge.MAPPER_CODES`),
 ``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
 RIOT timer). Controllers: ``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4,
-INPT5 and the four paddles, :data:`hw.interfaces.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
+INPT5 and the four paddles, :data:`nc2600.hw.interfaces.PaddlesSignature`). Host ports (:data:`nc2600.hw.bus.HostLoadSignature`,
 written while the console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram``
 (the SuperChip RAM) and ``host_riot`` (the RIOT RAM); the RAMs read combinationally.
 
-Inside, the CPU bus reaches each chip as one :data:`hw.bus.CpuBusSignature` (its chip select
+Inside, the CPU bus reaches each chip as one :data:`nc2600.hw.bus.CpuBusSignature` (its chip select
 from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts of the path
 (the one-colour-clock console's bus registers and read-data stage) stay explicit. The
 three-colour-clock console also gives the cartridge the next CPU cycle's access a clock ahead
-(:data:`hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
-block RAM read (``Cart(rom_read="next")``); the one-colour-clock console's cartridge reads its
+(:data:`nc2600.hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
+block RAM read (``Cartridge(rom_read="next")``); the one-colour-clock console's cartridge reads its
 ROM from the bus registers in the access's last clock and gives the byte in the clock after
-(``Cart(rom_read="late")``), and addresses its SuperChip RAM a clock ahead from the CPU's
+(``Cartridge(rom_read="late")``), and addresses its SuperChip RAM a clock ahead from the CPU's
 outputs, which are its bus registers' next value.
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
@@ -68,19 +68,20 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hw import reproducible
-from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
-from hw.cart import MAPPER_CODES, Cart, Mapper
-from hw.counters import count_clocks
-from hw.interfaces import ControllerSignature, FrameSignature, PixelStream3Signature, PixelStreamSignature
-from hw.cpu6507 import Cpu6507
-from hw.riot import Riot
-from hw.tia import Tia
+from nc2600.hw import reproducible
+from nc2600.hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
+from nc2600.hw.cartridge import MAPPER_CODES, Cartridge, Mapper
+from nc2600.hw.counters import count_clocks
+from nc2600.hw.interfaces import ControllerSignature, FrameSignature, PixelStream3Signature, PixelStreamSignature
+from nc2600.hw.cpu6507 import Cpu6507
+from nc2600.hw.riot import Riot
+from nc2600.hw.tia import Tia
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 __all__ = ["Console", "ControllerSignature", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED",
            "chip_selects", "generate"]
 
-#: Mappers the console implements (see :mod:`hw.cart`).
+#: Mappers the console implements (see :mod:`nc2600.hw.cartridge`).
 SUPPORTED = tuple(MAPPER_CODES)
 
 
@@ -115,13 +116,13 @@ _PORTS = {
 def chip_selects(a):
     """The 2600's chip selects from the 13-bit address ``a``: (cartridge, TIA, RIOT), each a
     1-bit Amaranth value. A12 selects the cartridge; below it A7 = 0 is the TIA, A7 = 1 the RIOT
-    (whose A9 picks RAM or I/O and timer inside it: :class:`hw.riot.Riot`) (Stella 2.4.2's
+    (whose A9 picks RAM or I/O and timer inside it: :class:`nc2600.hw.riot.Riot`) (Stella 2.4.2's
     ``System``/``M6532`` mapping; 6532 data sheet chip-select pins)."""
     return a[12], ~a[12] & ~a[7], ~a[12] & a[7]
 
 
 def _chip_buses(m, a, write, wdata, strobe, cycle_end):
-    """The CPU bus as each chip sees it: three :data:`hw.bus.CpuBusSignature` interfaces
+    """The CPU bus as each chip sees it: three :data:`nc2600.hw.bus.CpuBusSignature` interfaces
     (cartridge, TIA, RIOT), each with its chip select from :func:`chip_selects` and the shared
     address ``a`` (A12..A0), ``write``, ``wdata``, ``strobe`` and ``cycle_end``; the chips are
     joined to them with ``wiring.connect`` and their ``rdata`` read back here."""
@@ -181,48 +182,48 @@ class Console(wiring.Component):
     """The whole console (see the module docstring for the ports' meaning).
 
     Args:
-        colour_clocks_per_cycle: 1 (one colour clock per clock, the CPU steps every third
+        colour_clocks: 1 (one colour clock per clock, the CPU steps every third
             clock) or 3 (one CPU cycle per clock: the TIA's colour-clock step applied three
-            times per clock, :class:`hw.tia.Tia`; the cartridge ROM in block RAM, addressed a
-            clock ahead with the CPU's next-cycle access, ``Cart(rom_read="next")``;
+            times per clock, :class:`nc2600.hw.tia.Tia`; the cartridge ROM in block RAM, addressed a
+            clock ahead with the CPU's next-cycle access, ``Cartridge(rom_read="next")``;
             ``pixels`` is :data:`PixelStream3Signature`, ``pixel``/``drawn``/``pixel_x``/``hpos``
             describe colour clock 0 of the cycle).
 
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+        ValueError: ``colour_clocks`` is not 1 or 3.
     """
 
-    def __init__(self, colour_clocks_per_cycle: int = 1):
-        if colour_clocks_per_cycle not in (1, 3):
+    def __init__(self, colour_clocks: int = DEFAULT_COLOUR_CLOCKS):
+        if colour_clocks not in (1, 3):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
-        self.colour_clocks_per_cycle = colour_clocks_per_cycle
+            raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
+        self.colour_clocks = colour_clocks
         ports = dict(_PORTS)
-        if colour_clocks_per_cycle == 3:
+        if colour_clocks == 3:
             ports["pixels"] = Out(PixelStream3Signature)
         super().__init__(wiring.Signature(ports))
 
     def elaborate(self, platform):
-        """The console of ``colour_clocks_per_cycle``: the variant's chips, its CPU cycle grid and
+        """The console of ``colour_clocks``: the variant's chips, its CPU cycle grid and
         beam counters, then the parts both variants share (the CPU bus to the chips, ALE's screen
         window, the read multiplexer, the frame handshake and the output ports) around the
         variant's TIA colour clocks."""
         m = Module()
-        if self.colour_clocks_per_cycle == 1:
-            chips = self._chips(m, Cpu6507(clocks_per_cycle=3), Tia(), Riot(read_clocks=3), Cart(rom_read="late"))
+        if self.colour_clocks == 1:
+            chips = self._chips(m, Cpu6507(clocks_per_cycle=3), Tia(), Riot(read_clocks=3), Cartridge(rom_read="late"))
             g = self._grid_one(m, chips)
         else:
             # operations registered at the edge and carried out over the next two clocks (Cpu6507
             # staged_ops=2, the branch flags forwarded): no path from the read data or A through the
             # operation unit in one clock (xc7 logic depth); the ROM in block RAM, addressed a
-            # clock ahead with the CPU's next-cycle access (addr_probe, Cart rom_read="next")
+            # clock ahead with the CPU's next-cycle access (addr_probe, Cartridge rom_read="next")
             # instead of a combinational read of distributed RAM
             chips = self._chips(m, Cpu6507(staged_ops=2, addr_probe=True), Tia(colour_clocks=3),
-                                Riot(ram_read="next"), Cart(rom_read="next"))
+                                Riot(ram_read="next"), Cartridge(rom_read="next"))
             g = self._grid_three(m, chips)
         g.buses = self._buses(m, chips, g)
         g.in_window = self._window(m, g.frame_line)
-        if self.colour_clocks_per_cycle == 1:
+        if self.colour_clocks == 1:
             self._tia_clock_one(m, chips, g)
         else:
             self._tia_clocks_three(m, chips, g)
@@ -267,7 +268,7 @@ class Console(wiring.Component):
         m.d.comb += [cpu.ce.eq((ph == 0) & primed), cpu.rdy.eq(rdy_seen)]
 
         # The CPU's bus outputs depend on its registers only and hold from the second clock of a
-        # cycle to the first clock of the next (hw.cpu6507's timing contract with ce every third
+        # cycle to the first clock of the next (nc2600.hw.cpu6507's timing contract with ce every third
         # clock). Registered here every clock they are valid from the cycle's third colour clock
         # on, where the access takes effect (the strobe), and still in the next cycle's first
         # clock, where the read data is formed: the address decode, the TIA/RIOT/cartridge
@@ -354,7 +355,7 @@ class Console(wiring.Component):
             m.d.sync += started.eq(1)
         rdy = ~tia.wsync
         # the CPU's first cycle (the reset vector read) waits one clock after reset, for the
-        # cartridge's reset bank (set at the first clock, hw.cart), as the one-colour-clock
+        # cartridge's reset bank (set at the first clock, nc2600.hw.cartridge), as the one-colour-clock
         # console's CPU waits for its third clock
         booted = Signal()
         m.d.sync += booted.eq(1)
@@ -402,9 +403,9 @@ class Console(wiring.Component):
         return g
 
     def _buses(self, m, chips, g):
-        """The CPU bus to the chips (shared): each chip's :data:`hw.bus.CpuBusSignature` from the
+        """The CPU bus to the chips (shared): each chip's :data:`nc2600.hw.bus.CpuBusSignature` from the
         grid's bus registers, the plain arrows of :func:`_connect_chips`, the cartridge's A13, and
-        the CPU's next access (:data:`hw.bus.NextAccessSignature`, from ``g.next_addr``/``g.next_rw``)
+        the CPU's next access (:data:`nc2600.hw.bus.NextAccessSignature`, from ``g.next_addr``/``g.next_rw``)
         to the readers that address their memories a clock ahead. Returns the three chip buses."""
         cpu, tia, riot, cart = chips
         a = g.bus_addr[0:13]
@@ -508,12 +509,12 @@ class Console(wiring.Component):
         in the access's own clock, with the next-address probe's read data beside it."""
         cpu, tia, riot, cart = chips
         cart_bus, tia_bus, riot_bus = g.buses
-        if self.colour_clocks_per_cycle == 1:
+        if self.colour_clocks == 1:
             riot_seen = Signal(8)
             m.d.sync += riot_seen.eq(riot_bus.rdata)
             strobe_seen = Signal()
             m.d.sync += strobe_seen.eq(g.strobe)
-            # the cartridge's byte of the access, in the clock after it (Cart rom_read="late": the
+            # the cartridge's byte of the access, in the clock after it (Cartridge rom_read="late": the
             # ROM's byte from its block RAM, addressed in the access's clock from the bus registers)
             din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_bus.rdata)
             m.d.comb += cpu.din.eq(din)
@@ -539,7 +540,7 @@ class Console(wiring.Component):
         pending_next = Signal()
         insn_start = Signal()
         insn_start_next = Signal()
-        if self.colour_clocks_per_cycle == 1:
+        if self.colour_clocks == 1:
             m.d.comb += pending_next.eq(~sf & (pending | g.frame_end))
             m.d.comb += insn_start.eq((g.ph == 0) & g.cycle_sync & g.rdy & g.counting)
             # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
@@ -572,20 +573,20 @@ class Console(wiring.Component):
             self.cyc.eq(g.cyc),
             # the program counter after the CPU's coming edge (one colour clock per clock, the CPU
             # steps later in the cycle than the grid's clock 0)
-            self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc) if self.colour_clocks_per_cycle == 1
+            self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc) if self.colour_clocks == 1
                        else cpu.state.pc),
             self.tia_touch.eq(g.strobe & tia_bus.sel),
             self.pixels.visible.eq(Cat(*g.drawn)), self.pixels.line_end.eq(g.line_end),
             self.pixels.frame_end.eq(self.frame.start_frame),
         ]
         for k, clk in enumerate(tia.clocks):
-            pix = self.pixels.pixel if self.colour_clocks_per_cycle == 1 else self.pixels.pixel[k]
+            pix = self.pixels.pixel if self.colour_clocks == 1 else self.pixels.pixel[k]
             m.d.comb += pix.eq(clk.pixel)
 
 
 def generate() -> dict[str, str]:
-    """Verilog of the console tops, reproducible (no internal attributes): ``rtl/console.v``
-    (one colour clock per clock) and ``rtl/console3.v`` (three colour clocks per clock; module
-    ``console3``)."""
-    return {"console.v": reproducible.convert(Console(), "console"),
-            "console3.v": reproducible.convert(Console(colour_clocks_per_cycle=3), "console3")}
+    """Verilog of the console tops, reproducible (no internal attributes): ``rtl/console_cc1.v``
+    (one colour clock per clock; module ``console_cc1``) and ``rtl/console_cc3.v`` (three colour
+    clocks per clock; module ``console_cc3``): the file's stem is its top module."""
+    return {"console_cc1.v": reproducible.convert(Console(colour_clocks=1), "console_cc1"),
+            "console_cc3.v": reproducible.convert(Console(colour_clocks=3), "console_cc3")}

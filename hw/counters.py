@@ -1,8 +1,8 @@
 """Wide clock counters without a wide carry chain in one clock (xc7 logic depth).
 
 :func:`count_clocks` is used by the frame-skip controller's cycle counters
-(:mod:`hw.frame_skip`), the console's Stella cycle count (``cyc``, :mod:`hw.console`) and the
-RIOT's cycles since its timer write (``delta``, :mod:`hw.riot`).
+(:mod:`nc2600.hw.frame_skip`), the console's Stella cycle count (``cyc``, :mod:`nc2600.hw.console`) and the
+RIOT's cycles since its timer write (``delta``, :mod:`nc2600.hw.riot`).
 """
 from __future__ import annotations
 

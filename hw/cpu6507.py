@@ -43,8 +43,8 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from hls_models.cpu6507 import OPCODES, RMW_MNEMONICS, WRITE_MNEMONICS
-from hw import reproducible
+from nc2600.hls_models.cpu6507 import OPCODES, RMW_MNEMONICS, WRITE_MNEMONICS
+from nc2600.hw import reproducible
 
 __all__ = ["Cpu6507", "CpuStateSignature", "generate"]
 
@@ -1385,7 +1385,7 @@ class Cpu6507(wiring.Component):
 def generate(decimal: str = "ale") -> dict[str, str]:
     """Verilog of the core for ``rtl/``: ``{"cpu6507.v": text}`` (top module ``cpu6507``).
 
-    Reproducible byte for byte (:func:`hw.reproducible.convert`: no source paths).
+    Reproducible byte for byte (:func:`nc2600.hw.reproducible.convert`: no source paths).
     """
     cpu = Cpu6507(decimal=decimal)
     text = reproducible.convert(cpu, "cpu6507")

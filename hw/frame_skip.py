@@ -1,6 +1,6 @@
 """The frame-skip controller: runs one episode of the protocol in the fabric, frame by frame.
 
-Cycle-level twin of :func:`hls_models.frame_skip.episode_schedule` (the protocol is stated
+Cycle-level twin of :func:`nc2600.hls_models.frame_skip.episode_schedule` (the protocol is stated
 there once): no-op start, FIRE run, one action held for ``frame_skip`` frames, the frame the
 preprocessor pushes (and the episode's first frame, whose flicker max uses a zero previous
 frame), inference started when the observation is ready, the chosen action applied, frames
@@ -11,23 +11,23 @@ Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from 
 25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
 frame without a new start, as ALE's next ``update()`` does) or a CPU jam. Whether the console
 stops at a clock is registered in the clock before, from the console's predictions of its frame
-flags (:data:`hw.interfaces.FrameSignature`'s ``*_next``) and the instruction count, so that the
+flags (:data:`nc2600.hw.interfaces.FrameSignature`'s ``*_next``) and the instruction count, so that the
 console's clock enable is a register and a state decode, not a path through the console.
 
 Reward, game over and lives come from the game rules applied to the console's RAM by the
-node's processor (:mod:`hls_models.game_rules`): after every frame the controller waits in
+node's processor (:mod:`nc2600.hls_models.game_rules`): after every frame the controller waits in
 ``RULES`` until the host writes the frame's reward and terminal flag (``rules_ack``). The
 cycles of that wait are counted (``cycles_host``). An episode's return sums the rewards of the
 decision frames only (the launcher's rule: the start's rewards are not part of the return).
 
 The action of a frame drives the console through a table written by the host per game
 (minimal-set index -> ``swcha``, ``inpt4``, ``inpt5``, paddle direction; derived from ALE's
-action mapping in :mod:`host.drivers.rtl_console`); paddle 0's resistance moves by
+action mapping in :mod:`nc2600.host.drivers.rtl_console`); paddle 0's resistance moves by
 ``PADDLE_DELTA`` ohms per frame, clamped, and its charge time is ``(r * PADDLE_MULT) >>
-PADDLE_SHIFT`` CPU cycles (:func:`hls_models.frame_skip.paddle_needed`).
+PADDLE_SHIFT`` CPU cycles (:func:`nc2600.hls_models.frame_skip.paddle_needed`).
 
 A ``manual`` command runs one frame with the host's raw inputs (``man_*``) and no episode
-bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`host.drivers.fabric`).
+bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`nc2600.host.drivers.instance`).
 
 States: ``IDLE`` -> ``CLEAR`` -> ``SETUP`` -> ``FRAME`` -> ``RULES`` -> (``SETUP`` | ``OBS`` ->
 ``INFER`` -> ``SELECT`` -> ``SETUP`` | ``IDLE``). Cycle counters per phase (32 bit, per
@@ -42,11 +42,11 @@ from amaranth import Array, Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
-from hw.counters import count_clocks
-from hw.interfaces import (ACC_BITS, ConsoleDriveSignature, ControllerSignature, InferenceControlSignature,
+from nc2600.hw.counters import count_clocks
+from nc2600.hw.interfaces import (ACC_BITS, ConsoleDriveSignature, ControllerSignature, InferenceControlSignature,
                            PreprocessorControlSignature, chosen_action_signature)
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
@@ -87,9 +87,9 @@ class FrameSkip(wiring.Component):
         rules_ack, terminal, reward: In: the host's rules result of the last frame; ``reward``
             must hold its value from the clock before ``rules_ack`` (the instance's REWARD is
             its own register, written before RULES), as the return's add is registered.
-        engine: In(:data:`hw.interfaces.InferenceControlSignature`): ``start`` an inference;
+        engine: In(:data:`nc2600.hw.interfaces.InferenceControlSignature`): ``start`` an inference;
             ``done``: the engine's action values are out (to the action select).
-        chosen: In(:func:`hw.interfaces.chosen_action_signature`): the chosen action.
+        chosen: In(:func:`nc2600.hw.interfaces.chosen_action_signature`): the chosen action.
         Config In: noops, noop_index, fire_en, fire_index, frame_skip, episode_frames,
             actions (table), swchb, paddle_en, paddle_swap, paddle_lo/hi/start,
             paddle_fixed_needed, paddle_mode, man_* (manual frame inputs).

@@ -3,37 +3,37 @@
 
 Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its producer):
 
-- :class:`hw.console.Console` ``pixels`` (:data:`hw.console.PixelStreamSignature`, or
-  :data:`hw.console.PixelStream3Signature` with three colour clocks per cycle) ->
-  :class:`hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
-- the engine's observation read port (:data:`hw.interfaces.ObservationReadSignature`, a byte
-  per read, for the lane engine; :func:`hw.interfaces.observation_word_signature`, an ``R``-byte
+- :class:`nc2600.hw.console.Console` ``pixels`` (:data:`nc2600.hw.console.PixelStreamSignature`, or
+  :data:`nc2600.hw.console.PixelStream3Signature` with three colour clocks per cycle) ->
+  :class:`nc2600.hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
+- the engine's observation read port (:data:`nc2600.hw.interfaces.ObservationReadSignature`, a byte
+  per read, for the lane engine; :func:`nc2600.hw.interfaces.observation_word_signature`, an ``R``-byte
   word per read, for the array engine) -> the preprocessor's stack, ``wiring.connect``;
-- the engine's action values (:func:`hw.policy_engine.action_values_signature`, a stream) ->
-  :class:`hw.action_select.ActionSelect`, ``wiring.connect``;
-- the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
-  (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, and the controller
-  inputs :data:`hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`hw.preprocessor.PreprocessorControlSignature`).
+- the engine's action values (:func:`nc2600.hw.policy_engine.action_values_signature`, a stream) ->
+  :class:`nc2600.hw.action_select.ActionSelect`, ``wiring.connect``;
+- the chosen action -> :class:`nc2600.hw.frame_skip.FrameSkip`, which drives the console
+  (:data:`nc2600.hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, and the controller
+  inputs :data:`nc2600.hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`nc2600.hw.preprocessor.PreprocessorControlSignature`).
 
 The console runs under a clock enable (``EnableInserter``) that the controller holds low
 between frames (at ALE's frame boundary, where the pixel stream is idle), so the episode
 pauses for the rules, the observation and the inference while the preprocessor's pipeline
 keeps running.
 
-The engine is :class:`hw.policy_array.ArrayPolicyEngine` (``engine="array"``, the default:
+The engine is :class:`nc2600.hw.policy_array.ArrayPolicyEngine` (``engine="array"``, the default:
 ``rows x cols`` MACs, 16 x 16 by default, the preprocessor keeping its stack in the array's
-``rows``-byte words, ``Preprocessor(stack_rows=rows)``) or :class:`hw.policy_engine.PolicyEngine`
+``rows``-byte words, ``Preprocessor(stack_rows=rows)``) or :class:`nc2600.hw.policy_engine.PolicyEngine`
 (``engine="lane"``: ``lanes`` MAC lanes, the preprocessor's byte stack); both int8, bit-exact with
-:mod:`hls_models.policy_int8`.
+:mod:`nc2600.hls_models.policy_int8`.
 The host loads an individual's parameters through ``PARAM_ADDR``/``PARAM_DATA`` (the engine's
 parameter write port) between episodes, in the engine's load format
-(:func:`hls_models.policy_engine.load_words` or :func:`hls_models.policy_array.load_words`);
+(:func:`nc2600.hls_models.policy_engine.load_words` or :func:`nc2600.hls_models.policy_array.load_words`);
 each ``PARAM_DATA`` write steps ``PARAM_ADDR`` to the format's next word of the row
-(:func:`hls_models.engines.param_step`).
+(:func:`nc2600.hls_models.engines.param_step`).
 
 Register map: the SystemRDL description ``hls_models/registers/nc2600.rdl``
-(:data:`hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
-is built from it (:mod:`hw.register_file`: every register's width, field positions and reset
+(:data:`nc2600.hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
+is built from it (:mod:`nc2600.hw.register_file`: every register's width, field positions and reset
 value), the decode takes every address from it, and elaboration fails when the RTL's groups of
 registers (stored, command, read source, memory window) differ from the description's access.
 Unmapped addresses answer ``DECERR``; a command the instance cannot run
@@ -47,20 +47,21 @@ from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInsert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.engines import (DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, ENGINES,  # noqa: F401
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.engines import (DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, ENGINES,  # noqa: F401
                                 check_engine, param_step)
-from hls_models.registers import ENUMS, INSTANCE as R, NODE
-from hw import register_file as rf
-from hw import reproducible
-from hw.action_select import ActionSelect
-from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
-from hw.console import Console
-from hw.frame_skip import FrameSkip, State
-from hw.interfaces import ACC_BITS, ParameterWriteSignature
-from hw.policy_array import ArrayPolicyEngine
-from hw.policy_engine import PolicyEngine
-from hw.preprocessor import Preprocessor
+from nc2600.hls_models.registers import ENUMS, INSTANCE as R, NODE
+from nc2600.hw import register_file as rf
+from nc2600.hw import reproducible
+from nc2600.hw.action_select import ActionSelect
+from nc2600.hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
+from nc2600.hw.console import Console
+from nc2600.hw.frame_skip import FrameSkip, State
+from nc2600.hw.interfaces import ACC_BITS, ParameterWriteSignature
+from nc2600.hw.policy_array import ArrayPolicyEngine
+from nc2600.hw.policy_engine import PolicyEngine
+from nc2600.hw.preprocessor import Preprocessor
 
 ADDR_WIDTH = NODE.select_bit      #: the instance's address bits (17: the node's instance stride)
 ID_VALUE = R.ID.reset             #: 0x4E433236, "NC26"
@@ -72,12 +73,11 @@ RANGE_DECODE_MIN = 8
 #: a write-only register, or a field with ``swmod`` or ``singlepulse``
 COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
 #: The default configuration of an instance (:class:`GameInstance`, the Verilated
-#: :class:`hwtools.instance_harness.InstanceSim`, the node, the CLI): the 16 x 16 array engine with
+#: :class:`nc2600.hwtools.instance_harness.InstanceSim`, the node, the CLI): the 16 x 16 array engine with
 #: the three-colour-clock console (one CPU cycle per clock, the fastest configuration);
-#: ``rtl/instance.v`` is this configuration. The engine kinds (``ENGINES``), the default engine and
-#: its sizes are :mod:`hls_models.engines`'s, and :func:`param_step` is its dispatch to the engine
+#: ``rtl/instance_cc3.v`` is this configuration. The engine kinds (``ENGINES``), the default engine and
+#: its sizes are :mod:`nc2600.hls_models.engines`'s, and :func:`param_step` is its dispatch to the engine
 #: model's ``PARAM_ADDR`` stepping rule.
-DEFAULT_COLOUR_CLOCKS = 3
 
 
 def _is_command(reg) -> bool:
@@ -116,23 +116,23 @@ def check_groups() -> dict[str, list[str]]:
     return groups
 
 
-def check_config(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+def check_config(colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
                  rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
     """Validate an instance configuration (:class:`GameInstance`'s arguments of those names).
 
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` not 1 or 3, ``engine`` not in :data:`hls_models.engines.ENGINES`, or
-            an array shape that the engine (:func:`hls_models.policy_array.check_shape`) or the
-            preprocessor's word stack (:func:`hw.preprocessor.word_stack_tiling`) does not take.
+        ValueError: ``colour_clocks`` not 1 or 3, ``engine`` not in :data:`nc2600.hls_models.engines.ENGINES`, or
+            an array shape that the engine (:func:`nc2600.hls_models.policy_array.check_shape`) or the
+            preprocessor's word stack (:func:`nc2600.hw.preprocessor.word_stack_tiling`) does not take.
     """
-    if colour_clocks_per_cycle not in (1, 3):
-        raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
+    if colour_clocks not in (1, 3):
+        raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
     check_engine(engine)
     if engine == "array":
-        from hls_models.policy_array import check_shape
-        from hw.preprocessor import word_stack_tiling
+        from nc2600.hls_models.policy_array import check_shape
+        from nc2600.hw.preprocessor import word_stack_tiling
         check_shape(rows, cols)
-        word_stack_tiling(rows, colour_clocks_per_cycle)
+        word_stack_tiling(rows, colour_clocks)
 
 
 class GameInstance(wiring.Component):
@@ -142,32 +142,32 @@ class GameInstance(wiring.Component):
         height: the game's screen height (rows; the preprocessor's frame size).
         fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
         lanes: the lane engine's MAC lanes.
-        colour_clocks_per_cycle: the console's configuration, 3 (the default) or 1
-            (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, its three-pixel
+        colour_clocks: the console's configuration, 3 (the default) or 1
+            (``Console(colour_clocks=3)``: one CPU cycle per clock, its three-pixel
             stream into ``Preprocessor(pixels_per_cycle=3)``; 1: one colour clock per clock, the
             CPU every third); the ``CYCLES_*`` registers count fabric clocks either way.
-        engine: ``"array"`` (:class:`hw.policy_array.ArrayPolicyEngine`, the default) or ``"lane"``
-            (:class:`hw.policy_engine.PolicyEngine`).
-        rows, cols: the array engine's shape (:func:`hls_models.policy_array.check_shape`; with
-            three colour clocks per cycle ``rows >= 8``, :func:`hw.preprocessor.word_stack_tiling`).
+        engine: ``"array"`` (:class:`nc2600.hw.policy_array.ArrayPolicyEngine`, the default) or ``"lane"``
+            (:class:`nc2600.hw.policy_engine.PolicyEngine`).
+        rows, cols: the array engine's shape (:func:`nc2600.hls_models.policy_array.check_shape`; with
+            three colour clocks per cycle ``rows >= 8``, :func:`nc2600.hw.preprocessor.word_stack_tiling`).
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3, ``engine`` not in :data:`hls_models.engines.ENGINES`,
+        ValueError: ``colour_clocks`` is not 1 or 3, ``engine`` not in :data:`nc2600.hls_models.engines.ENGINES`,
             or an array shape the engine or the preprocessor's word stack does not take.
     Ports:
-        bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
+        bus: In(:func:`nc2600.hw.axi_lite.AxiLiteSignature` (17)), the host interface.
     """
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
-                 colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
                  rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
         try:
-            check_config(colour_clocks_per_cycle, engine, rows, cols)
+            check_config(colour_clocks, engine, rows, cols)
         except ValueError:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise
         self.height, self.fmt, self.lanes = height, fmt, lanes
         self.engine, self.rows, self.cols = engine, rows, cols
-        self.colour_clocks_per_cycle = colour_clocks_per_cycle
+        self.colour_clocks = colour_clocks
         super().__init__({"bus": In(AxiLiteSignature(ADDR_WIDTH))})
 
     def elaborate(self, platform):
@@ -182,13 +182,13 @@ class GameInstance(wiring.Component):
         ``engine``, ``select``, ``ctrl``, ``drive``, ``con_ce``, ``con_rst``)."""
         con_ce = Signal()
         con_rst = Signal()
-        console = Console(self.colour_clocks_per_cycle)
+        console = Console(self.colour_clocks)
         m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
         if self.engine == "lane":
-            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle)
+            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks)
             m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
         else:
-            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle,
+            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks,
                                                   stack_rows=self.rows)
             m.submodules.engine = engine = ArrayPolicyEngine(self.rows, self.cols, MAX_ACTIONS)
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, ACC_BITS)
@@ -219,7 +219,7 @@ class GameInstance(wiring.Component):
                       con_ce=con_ce, con_rst=con_rst)
 
     def _register_file(self, m, b):
-        """The registers of the description (:mod:`hw.register_file`) and what they drive;
+        """The registers of the description (:mod:`nc2600.hw.register_file`) and what they drive;
         returns ``store`` (register name -> list of storage views, one per array entry),
         ``sources`` (read-only register name -> its value), ``errors`` (the sticky error
         bits, STATUS's ``err_*`` fields from ``err_base`` on) and ``rom_loaded``."""
@@ -566,24 +566,23 @@ class _WriteDecode:
         return out
 
 
-def module_name(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+def module_name(colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS, lanes: int = DEFAULT_LANES) -> str:
-    """The Verilog module of an instance configuration: ``instance`` for the default configuration
-    (:data:`DEFAULT_ENGINE` ``rows x cols``, :data:`DEFAULT_COLOUR_CLOCKS`), then what differs from
-    it: ``<colour clocks>`` when the console's differs (``instance1``), ``_a<rows>x<cols>`` for
-    another array shape (``instance_a8x8``), ``_l<lanes>`` for the lane engine (``instance_l16``,
-    ``instance1_l16``)."""
-    name = "instance" + ("" if colour_clocks_per_cycle == DEFAULT_COLOUR_CLOCKS else str(colour_clocks_per_cycle))
+    """The Verilog module of an instance configuration: ``instance_cc<colour clocks>`` (``instance_cc3``
+    is the default configuration, :data:`DEFAULT_ENGINE` ``rows x cols``), then what differs from
+    the default engine: ``_a<rows>x<cols>`` for another array shape (``instance_cc3_a8x8``),
+    ``_l<lanes>`` for the lane engine (``instance_cc3_l16``, ``instance_cc1_l16``)."""
+    name = f"instance_cc{colour_clocks}"
     if engine == "lane":
         return f"{name}_l{lanes}"
     return name if (rows, cols) == (DEFAULT_ROWS, DEFAULT_COLS) else f"{name}_a{rows}x{cols}"
 
 
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
-             colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+             colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
              rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> dict[str, str]:
     """``{"<module>.v": Verilog}`` of :class:`GameInstance`, module :func:`module_name`,
-    reproducible; ``rtl/`` holds ``instance.v`` (the default configuration)."""
-    name = module_name(colour_clocks_per_cycle, engine, rows, cols, lanes)
-    text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks_per_cycle, engine, rows, cols), name)
+    reproducible; ``rtl/`` holds ``instance_cc3.v`` (the default configuration)."""
+    name = module_name(colour_clocks, engine, rows, cols, lanes)
+    text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks, engine, rows, cols), name)
     return {f"{name}.v": reproducible.tidy_memories(text)}

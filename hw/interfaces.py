@@ -2,7 +2,7 @@
 producer and the consumer alike (no block imports another block for its Signature).
 
 The two buses have their own modules: the 6507's bus as its chips see it and the host's load port
-(:mod:`hw.bus`), and the host interface (:mod:`hw.axi_lite`). Here, in the order of the data's
+(:mod:`nc2600.hw.bus`), and the host interface (:mod:`nc2600.hw.axi_lite`). Here, in the order of the data's
 path through one fabric instance (arXiv 2005.04536):
 
 * console inputs: :data:`PaddlesSignature`, :data:`ControllerSignature`;
@@ -25,9 +25,9 @@ from amaranth import signed
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hls_models import policy_engine as _engine_model
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.preprocessor import OUT_SIZE, STACK
+from nc2600.hls_models import policy_engine as _engine_model
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.preprocessor import OUT_SIZE, STACK
 
 __all__ = ["ACC_BITS", "OBS_PIXELS", "OBS_BYTES", "PaddlesSignature", "ControllerSignature", "FrameSignature",
            "ConsoleDriveSignature", "PixelStreamSignature", "PixelStream3Signature",
@@ -68,7 +68,7 @@ ControllerSignature = wiring.Signature({
 #: ``start_frame`` (in) the first clock of a new frame, pulsed at a frame boundary; ``insn_start``
 #: (out) a clock in which the CPU starts an instruction (an opcode fetch); ``at_boundary`` (out)
 #: ``insn_start`` once the frame-ending write was made (ALE's frame boundary: the frame is over);
-#: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (:mod:`hw.console`).
+#: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (:mod:`nc2600.hw.console`).
 #: ``at_boundary_next``, ``insn_start_next``, ``jammed_next`` (out): the values those three take at
 #: the next clock if the console's clock is enabled in this one (with this clock's
 #: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
@@ -112,7 +112,7 @@ PixelStream3Signature = wiring.Signature({
 
 #: The frame-skip controller's drive of the preprocessor, as the controller sees it (it takes it
 #: as ``Out``, the preprocessor as ``In``): ``push``, ``zero_prev``, ``clear`` and ``obs_valid`` as
-#: described in :class:`hw.preprocessor.Preprocessor`.
+#: described in :class:`nc2600.hw.preprocessor.Preprocessor`.
 PreprocessorControlSignature = wiring.Signature({
     "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
 })
@@ -130,12 +130,12 @@ def observation_word_signature(rows: int) -> wiring.Signature:
     """The array engine's read port of the observation stack (``R = rows`` bytes per read), as
     seen by the engine: ``addr`` (word ``0 .. 28224/R - 1``) Out, ``data`` (``8 R`` bits, lane
     ``r`` in bits ``8r .. 8r+7``) In, one cycle after ``addr``. The words are
-    :func:`hls_models.policy_array.obs_words`'s layout (conv1's tiling; frame 0 the oldest)."""
+    :func:`nc2600.hls_models.policy_array.obs_words`'s layout (conv1's tiling; frame 0 the oldest)."""
     return wiring.Signature({"addr": Out(range(OBS_BYTES // rows)), "data": In(8 * rows)})
 
 
 class ParameterSpace(enum.Enum, shape=2):
-    """Which memory a parameter write goes to (:mod:`hls_models.policy_engine` layout)."""
+    """Which memory a parameter write goes to (:mod:`nc2600.hls_models.policy_engine` layout)."""
     WEIGHTS = _engine_model.SPACE_WEIGHTS   # row, lane = first of 4 lanes, data = 4 int8 (lane in bits 0..7)
     BIASES = _engine_model.SPACE_BIASES     # row, lane, data = int32
     CONFIG = _engine_model.SPACE_CONFIG     # row = 0 n_actions, 1 act_max, 2..4 s1..s3; data
@@ -171,8 +171,8 @@ def action_values_signature(n: int = MAX_ACTIONS, width: int = ACC_BITS) -> stre
 
 
 def chosen_action_signature(n: int = MAX_ACTIONS, width: int = 32) -> wiring.Signature:
-    """The action select -> controller arrow (producer: :class:`hw.action_select.ActionSelect`): ``valid`` for
-    one cycle per beat taken, ``hls_models.action_select.latency(n)`` cycles after it; ``index`` (``range(max(n, 2))``), the
+    """The action select -> controller arrow (producer: :class:`nc2600.hw.action_select.ActionSelect`): ``valid`` for
+    one cycle per beat taken, ``nc2600.hls_models.action_select.latency(n)`` cycles after it; ``index`` (``range(max(n, 2))``), the
     chosen action (the lowest index among the largest values); ``value`` (signed ``width``), its value."""
     return wiring.Signature({"valid": Out(1), "index": Out(range(max(n, 2))), "value": Out(signed(width))})
 

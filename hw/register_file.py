@@ -1,4 +1,4 @@
-"""Amaranth shapes and values from the register description (:mod:`hls_models.registers`).
+"""Amaranth shapes and values from the register description (:mod:`nc2600.hls_models.registers`).
 
 A register of the description becomes a ``data.FlexibleLayout`` whose fields sit at the
 description's bit positions with its widths (signed where the field is); storage is a ``Signal``

@@ -1,7 +1,7 @@
 """The RIOT (MOS 6532) of the Atari 2600 as Amaranth logic, with ALE 0.12 (Stella 2.4.2) rules.
 
 * 128 bytes of RAM (``$80-$FF`` and mirrors where A9 = 0); the host loads and reads it
-  through ``host`` (:data:`hw.bus.HostLoadSignature`) (power-on contents are ALE's mt19937 draws, loaded by the harness).
+  through ``host`` (:data:`nc2600.hw.bus.HostLoadSignature`) (power-on contents are ALE's mt19937 draws, loaded by the harness).
 * Timer with Stella's values, which come from the CPU cycle count, not a 6532 down-counter: a
   write to ``TIM1T/TIM8T/TIM64T/T1024T`` (``A4 = 1``, A1..A0 = interval) records the value, the
   interval shift (0, 3, 6, 10) and the cycle of the write; a read of INTIM at cycle
@@ -25,8 +25,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In
 
-from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
-from hw.counters import count_clocks
+from nc2600.hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
+from nc2600.hw.counters import count_clocks
 
 __all__ = ["Riot"]
 
@@ -35,11 +35,11 @@ class Riot(wiring.Component):
     """RIOT RAM, timer and ports.
 
     Ports:
-        bus: In(:data:`hw.bus.CpuBusSignature`), one access per CPU cycle: ``sel`` the RIOT's
+        bus: In(:data:`nc2600.hw.bus.CpuBusSignature`), one access per CPU cycle: ``sel`` the RIOT's
             chip select (A12 = 0, A7 = 1), whose A9 picks RAM (0) or I/O and timer (1);
             ``addr`` A9..A0 used; ``rdata`` is valid combinationally for reads at the access's
             last clock.
-        host: In(:data:`hw.bus.HostLoadSignature`), the RAM ($80 + ``addr[0:7]``).
+        host: In(:data:`nc2600.hw.bus.HostLoadSignature`), the RAM ($80 + ``addr[0:7]``).
         timer_init: In(8), the timer's value after reset (ALE's RNG draw).
         swcha, swchb: In(8), the joystick and console-switch inputs (SWCHA/SWCHB reads).
 
@@ -62,7 +62,7 @@ class Riot(wiring.Component):
 
         ram_read: ``"comb"`` (the RAM read combinationally at ``bus.addr``) or ``"next"`` (the
             three-colour-clock console: the RAM read synchronously at the clock before, addressed
-            with the CPU's next access, ``next_bus``, :data:`hw.bus.NextAccessSignature`, and
+            with the CPU's next access, ``next_bus``, :data:`nc2600.hw.bus.NextAccessSignature`, and
             transparent for the write at that edge, so that ``bus.rdata`` is the same byte in the
             access's own clock, from a register: no path from the CPU's address through the
             RAM into the read data). The host's read port stays combinational.

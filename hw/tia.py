@@ -39,7 +39,7 @@ against (ALE 0.12's source, ``src/ale/emucore`` and ``src/ale/environment``). Th
   RESM1 3, 18 -> 3 (Pitfall II); RESBL 18, 60 or 69 -> 10 (Escape from the Mindmaster),
   3, 18 -> 3 (Decathlon), 7, 30 -> 6 (Robot Tank), 6, 27 -> 5 (Hole Hunter).
 
-Timing contract with :class:`hw.console.Console`: ``bus`` describes a completed CPU access
+Timing contract with :class:`nc2600.hw.console.Console`: ``bus`` describes a completed CPU access
 at the clock edge where ``bus.strobe`` and ``bus.sel`` are high (the last colour clock of the CPU cycle);
 ``hpos`` is the colour clock in the line (0..227, HBLANK is 0..67), ``line`` the scanline
 of the frame; ``advance`` is high on the edges where the console moves ``hpos`` on. The TIA
@@ -60,9 +60,9 @@ collision latches and RESPx's copy test start from registers; per player also RE
 One colour clock is one application of :meth:`Tia._step` (state + the clock's ports -> next
 state). ``Tia(colour_clocks=3)`` applies it three times per clock, chained combinationally, with
 the ports of each of the three colour clocks in ``clocks[k]`` (:data:`TiaClockSignature`; the CPU
-bus, :data:`hw.bus.CpuBusSignature`, acts at the last of them): the same behaviour as three clocks
+bus, :data:`nc2600.hw.bus.CpuBusSignature`, acts at the last of them): the same behaviour as three clocks
 of ``Tia()`` fed the same ports (tested on random register traffic and by ``nc2600 lockstep
---colour-clocks-per-cycle 3``), one CPU cycle per clock.
+--colour-clocks 3``), one CPU cycle per clock.
 """
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hw.bus import CpuBusSignature
-from hw.interfaces import PaddlesSignature
+from nc2600.hw.bus import CpuBusSignature
+from nc2600.hw.interfaces import PaddlesSignature
 
 __all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
 
@@ -345,7 +345,7 @@ class _Tables:
     design as a read-only memory (``amaranth.lib.memory.Memory`` with ``init``, no write port), with
     one combinational read port per lookup: the generated Verilog holds each table's data once
     (an ``Array`` of constants is written out as a case statement at every lookup; the TIA's
-    tables would grow rtl/console.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
+    tables would grow rtl/console_cc1.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
     port on table ``name`` at ``addr`` (an unsigned value of the table's address width) and returns
     its data; the memories are submodules of ``m``, marked ``rom_style = "logic"`` so that
     synthesis maps them to LUT logic, where constant address bits simplify it, not LUT RAM. The
@@ -457,7 +457,7 @@ class _TiaState:
 
 
 #: The ports of one colour clock of a :class:`Tia` cycle (producer: the console's beam and frame
-#: bookkeeping). The CPU bus (:data:`hw.bus.CpuBusSignature`) acts at the cycle's last colour clock.
+#: bookkeeping). The CPU bus (:data:`nc2600.hw.bus.CpuBusSignature`) acts at the cycle's last colour clock.
 TiaClockSignature = wiring.Signature({
     "hpos": Out(8),           # colour clock of the line, 0..227 (HBLANK 0..67)
     "advance": Out(1),        # the console is counting: hpos moves on after this clock
@@ -515,7 +515,7 @@ class Tia(wiring.Component):
     (CPU accesses complete at the end of clock 2).
 
     Ports:
-        bus: In(:data:`hw.bus.CpuBusSignature`): write A5..A0, read A3..A0; ``strobe`` and
+        bus: In(:data:`nc2600.hw.bus.CpuBusSignature`): write A5..A0, read A3..A0; ``strobe`` and
             ``cycle_end`` act at the cycle's last colour clock. ``bus.rdata``: a TIA read
             completing at the end of that clock returns this; with one colour clock per clock it
             is formed in the clock after the access (see :meth:`_read`).

@@ -1,14 +1,14 @@
 """Fast Verilator harness of the whole 2600 console: whole frames per call, from Python.
 
-The Verilog comes from :func:`hw.console.generate`, the loop from
-``hwtools/cpp/console_harness.cpp``; :func:`hwtools.verilator_build.build_shared_lib` caches the
+The Verilog comes from :func:`nc2600.hw.console.generate`, the loop from
+``hwtools/cpp/console_harness.cpp``; :func:`nc2600.hwtools.verilator_build.build_shared_lib` caches the
 build by content hash, so only the first use in a checkout compiles (a few minutes on the
 2-core reference machine).
 
 :class:`ConsoleSim` is the raw machine: load a ROM and RAM contents, reset, set the
 controller inputs, run one ALE ``update()`` (:meth:`ConsoleSim.run_frame`), read the
 frame buffer (``height x 160`` palette indices, uint8), the RIOT RAM (128 bytes) and the
-cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`host.drivers.rtl_console`.
+cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`nc2600.host.drivers.rtl_console`.
 :meth:`ConsoleSim.save_state` / :meth:`ConsoleSim.restore_state` snapshot the whole model and
 the harness's frame state in memory (Verilator's ``--savable``; a simulation facility).
 
@@ -28,45 +28,46 @@ from pathlib import Path
 
 import numpy as np
 
-from hw.cart import MAPPER_CODES
-from hw.interfaces import ControllerSignature
-from hwtools.verilator_build import ModelState, VerilatedModel, bind_snapshots, restore_model, save_model
+from nc2600.hw.cartridge import MAPPER_CODES
+from nc2600.hw.interfaces import ControllerSignature
+from nc2600.hwtools.verilator_build import ModelState, VerilatedModel, bind_snapshots, restore_model, save_model
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
 MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
 
 #: The console configurations: colour clocks per clock -> (Verilator top module, harness prelude).
-CONFIGS = {1: ("console", ""), 3: ("console3", "#define NC_CC3 1\n")}
+CONFIGS = {1: ("console_cc1", ""), 3: ("console_cc3", "#define NC_CC3 1\n")}
 _LIBS: dict[int, ctypes.CDLL] = {}
 #: The controller inputs' released state (nothing pressed, no paddle): the initial values of
-#: :data:`hw.interfaces.ControllerSignature`, whose members :meth:`ConsoleSim.set_inputs` sets.
+#: :data:`nc2600.hw.interfaces.ControllerSignature`, whose members :meth:`ConsoleSim.set_inputs` sets.
 RELEASED = {name: ControllerSignature.members[name].init for name in ("swcha", "swchb", "inpt4", "inpt5")}
 RELEASED["paddle_mode"] = ControllerSignature.members["paddles"].signature.members["mode"].init
 
 
-def build(colour_clocks_per_cycle: int = 1) -> Path:
+def build(colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> Path:
     """Build (or find in the cache) ``libconsole.so`` (``libconsole3.so`` for the console that
-    runs three colour clocks per clock, :class:`hw.console.Console` ``colour_clocks_per_cycle=3``).
+    runs three colour clocks per clock, :class:`nc2600.hw.console.Console` ``colour_clocks=3``).
 
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+        ValueError: ``colour_clocks`` is not 1 or 3.
     """
-    from hw.console import Console
-    from hw import reproducible
-    from hwtools.verilator_build import (NO_VECTORISE_CFLAGS, ONE_FILE_ARGS, SAVABLE_ARGS, build_shared_lib,
+    from nc2600.hw.console import Console
+    from nc2600.hw import reproducible
+    from nc2600.hwtools.verilator_build import (NO_VECTORISE_CFLAGS, ONE_FILE_ARGS, SAVABLE_ARGS, build_shared_lib,
                                          savable_harness)
-    if colour_clocks_per_cycle not in CONFIGS:
-        raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
-    top, prelude = CONFIGS[colour_clocks_per_cycle]
-    verilog = reproducible.convert(Console(colour_clocks_per_cycle=colour_clocks_per_cycle), top)
+    if colour_clocks not in CONFIGS:
+        raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
+    top, prelude = CONFIGS[colour_clocks]
+    verilog = reproducible.convert(Console(colour_clocks=colour_clocks), top)
     return build_shared_lib(top, verilog, top, savable_harness(prelude + HARNESS_CPP.read_text()),
                             extra_verilator_args=("-CFLAGS", f"-O3 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
                                                   *ONE_FILE_ARGS))
 
 
-def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
-    if colour_clocks_per_cycle not in _LIBS:
-        path = build(colour_clocks_per_cycle)
+def _lib(colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> ctypes.CDLL:
+    if colour_clocks not in _LIBS:
+        path = build(colour_clocks)
         lib = ctypes.CDLL(str(path))
         vp, i32, u8p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)
         lib.con_new.restype = vp
@@ -80,8 +81,8 @@ def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
         lib.con_run_frame.argtypes = [vp, u8p, ctypes.POINTER(ctypes.c_int64), i32]
         lib.con_run_frame.restype = i32
         bind_snapshots(lib, "con", path)
-        _LIBS[colour_clocks_per_cycle] = lib
-    return _LIBS[colour_clocks_per_cycle]
+        _LIBS[colour_clocks] = lib
+    return _LIBS[colour_clocks]
 
 
 @dataclass
@@ -104,25 +105,25 @@ def _u8p(a: np.ndarray):
 
 
 class ConsoleSim(VerilatedModel):
-    """One Verilated console (see the module docstring); ``colour_clocks_per_cycle`` 1 or 3
-    chooses the configuration (:class:`hw.console.Console`; same results, by construction).
+    """One Verilated console (see the module docstring); ``colour_clocks`` 1 or 3
+    chooses the configuration (:class:`nc2600.hw.console.Console`; same results, by construction).
 
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+        ValueError: ``colour_clocks`` is not 1 or 3.
     """
 
     FREE = "con_free"
 
-    def __init__(self, colour_clocks_per_cycle: int = 1):
-        self.colour_clocks_per_cycle = colour_clocks_per_cycle
-        self._lib = _lib(colour_clocks_per_cycle)
+    def __init__(self, colour_clocks: int = DEFAULT_COLOUR_CLOCKS):
+        self.colour_clocks = colour_clocks
+        self._lib = _lib(colour_clocks)
         self._h = self._lib.con_new()
         self.height = 210
         self.screen = np.zeros((self.height, 160), np.uint8)
         self._info = np.zeros(8, np.int64)
 
     def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
-        """Set the mapper (:data:`hw.cart.MAPPER_CODES`), PAL (342-line limit, colour loss),
+        """Set the mapper (:data:`nc2600.hw.cartridge.MAPPER_CODES`), PAL (342-line limit, colour loss),
         HMOVE blanks, and the drawn window (``ystart`` first scanline, ``height`` rows)."""
         if mapper not in MAPPER_CODES:
             raise ValueError(f"mapper {mapper} not implemented by the console RTL")
@@ -157,7 +158,7 @@ class ConsoleSim(VerilatedModel):
                    inpt4: int = RELEASED["inpt4"], inpt5: int = RELEASED["inpt5"],
                    paddle_needed=(0, 0, 0, 0), paddle_mode=(RELEASED["paddle_mode"],) * 4) -> None:
         """Controller and switch inputs for the next frames: the console's ``controllers`` port
-        (:data:`hw.interfaces.ControllerSignature`; active-low joystick bits, paddle ``i``'s charge
+        (:data:`nc2600.hw.interfaces.ControllerSignature`; active-low joystick bits, paddle ``i``'s charge
         time in CPU cycles and mode); the defaults are the signature's released state."""
         n = np.asarray(paddle_needed, np.uint32)
         md = np.asarray(paddle_mode, np.int32)
@@ -169,7 +170,7 @@ class ConsoleSim(VerilatedModel):
         """Run one ALE ``update()``; the frame buffer is left in :attr:`screen`.
 
         Raises:
-            RuntimeError: the console's ``frame.*_next`` outputs (:data:`hw.interfaces.FrameSignature`)
+            RuntimeError: the console's ``frame.*_next`` outputs (:data:`nc2600.hw.interfaces.FrameSignature`)
                 did not equal the next clock's values at some clock (checked at every clock).
         """
         st = self._lib.con_run_frame(self._h, _u8p(self.screen),
@@ -178,7 +179,7 @@ class ConsoleSim(VerilatedModel):
         i = self._info
         if i[6]:
             raise RuntimeError(f"console RTL: frame.*_next mispredicted the next clock at {int(i[6])} clocks "
-                               "(hw.interfaces.FrameSignature's contract)")
+                               "(nc2600.hw.interfaces.FrameSignature's contract)")
         return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
 
     def save_state(self) -> ModelState:

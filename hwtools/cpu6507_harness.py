@@ -1,13 +1,13 @@
 """Fast Verilator harness of the 6507 core: a C++ loop with a flat 64 KiB memory, driven by ctypes.
 
-The Verilog comes from :func:`hw.cpu6507.generate`, the loop from
-``hwtools/cpp/cpu6507_harness.cpp``; :func:`hwtools.verilator_build.build_shared_lib` caches the
+The Verilog comes from :func:`nc2600.hw.cpu6507.generate`, the loop from
+``hwtools/cpp/cpu6507_harness.cpp``; :func:`nc2600.hwtools.verilator_build.build_shared_lib` caches the
 build by content hash, so only the first use in a checkout compiles (about a minute).
 
 One CPU cycle = one clock edge with ``ce = rdy = 1`` (the harness never stalls the
 core; CE and RDY are exercised in Amaranth's simulator, tests/cpu6507/test_bus_cycles.py).
-A call to :meth:`Cpu6507Harness.run` runs millions of cycles in C++: about 27 M CPU
-cycles per CPU-second on this project's reference machine (``python -m hwtools.cpu6507_harness``
+A call to :meth:`Cpu6507Sim.run` runs millions of cycles in C++: about 27 M CPU
+cycles per CPU-second on this project's reference machine (``python -m nc2600.hwtools.cpu6507_harness``
 prints the figure).
 
 Memory written from Python (``memory``) is seen by the core from its next cycle; a byte
@@ -17,7 +17,7 @@ ends them mid-instruction).
 
 Example::
 
-    h = Cpu6507Harness()
+    h = Cpu6507Sim()
     h.memory[0x1000:0x1003] = [0x4C, 0x00, 0x10]     # JMP $1000
     h.load_state(pc=0x1000)
     r = h.run(max_cycles=100, stop_on_trap=True)    # RunResult(stop='trap', cycles=3, ...)
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models.cpu6507 import Cpu6507Registers
-from hwtools.verilator_build import VerilatedModel
+from nc2600.hls_models.cpu6507 import Cpu6507Registers
+from nc2600.hwtools.verilator_build import VerilatedModel
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
 
@@ -73,8 +73,8 @@ _LIBS: dict[str, ctypes.CDLL] = {}
 
 def build(decimal: str = "ale") -> Path:
     """Build (or find in the cache) the harness library; returns its path."""
-    from hw.cpu6507 import generate
-    from hwtools.verilator_build import build_shared_lib
+    from nc2600.hw.cpu6507 import generate
+    from nc2600.hwtools.verilator_build import build_shared_lib
     verilog = generate(decimal=decimal)["cpu6507.v"] + SIM_WRAPPER
     return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507_sim", HARNESS_CPP.read_text(),
                             extra_verilator_args=("-sv", "-CFLAGS", "-O3"))
@@ -103,7 +103,7 @@ def _library(decimal: str) -> ctypes.CDLL:
 
 @dataclass
 class RunResult:
-    """Outcome of :meth:`Cpu6507Harness.run`.
+    """Outcome of :meth:`Cpu6507Sim.run`.
 
     stop: ``"limit"`` (cycle limit), ``"instructions"`` (instruction limit), ``"trap"``
     (a ``JMP`` to its own address was executed, its cycles counted) or ``"jam"``.
@@ -124,7 +124,7 @@ class BusCycle:
     sync: bool
 
 
-class Cpu6507Harness(VerilatedModel):
+class Cpu6507Sim(VerilatedModel):
     """The RTL 6507 (Verilated) with a flat 64 KiB RAM, for tests, ``cpu-run`` and benchmarks.
 
     Several harnesses may exist in one process, but calls must not run concurrently from
@@ -228,7 +228,7 @@ def benchmark(cycles: int = 50_000_000, py65_instructions: int = 200_000) -> dic
     from py65.devices.mpu6502 import MPU
 
     org, code = BENCH_PROGRAM
-    h = Cpu6507Harness()
+    h = Cpu6507Sim()
     h.memory[org:org + len(code)] = code
     h.load_state(pc=org)
     h.run(1_000_000)
@@ -282,7 +282,7 @@ _COCOTB_RUNNER = """
 import sys
 from cocotb_tools.runner import get_runner
 build_dir, test_dir, rtl, results = sys.argv[1:5]
-from hwtools.verilator_build import WARNING_ARGS
+from nc2600.hwtools.verilator_build import WARNING_ARGS
 runner = get_runner("verilator")
 runner.build(sources=[rtl], hdl_toplevel="cpu6507", build_dir=build_dir, timescale=("1ns", "1ps"),
              build_args=list(WARNING_ARGS))
@@ -305,9 +305,9 @@ def cocotb_benchmark(cycles: int = 100_000) -> float:
     import sys
     import tempfile
 
-    from hw.cpu6507 import generate
-    from hwtools.cache import REPO_ROOT, cache_dir
-    from hwtools.verilator_build import verilator_env
+    from nc2600.hw.cpu6507 import generate
+    from nc2600.hwtools.cache import REPO_ROOT, cache_dir
+    from nc2600.hwtools.verilator_build import verilator_env
 
     org, code = BENCH_PROGRAM
     verilog = generate()["cpu6507.v"]

@@ -1,9 +1,9 @@
 """``make rtl``: regenerate ``rtl/`` from the Amaranth sources in ``hw/``, byte for byte.
 
 Every hardware module that ships Verilog defines ``generate() -> dict[str, str]`` (file name
--> Verilog text, produced by :func:`hw.reproducible.convert` so that no absolute source path
+-> Verilog text, produced by :func:`nc2600.hw.reproducible.convert` so that no absolute source path
 leaks into it). :data:`RTL` declares each file, the module that generates it and its top module;
-``python -m hwtools.generate rtl`` writes the files and ``python -m hwtools.generate --check rtl``
+``python -m nc2600.hwtools.generate rtl`` writes the files and ``python -m nc2600.hwtools.generate --check rtl``
 exits 1 when a committed file is out of date.
 """
 from __future__ import annotations
@@ -27,15 +27,15 @@ class Generated(NamedTuple):
 #: ``generate()`` returns is declared here, and every declared file is returned by its module
 #: (:func:`collect` checks both, and that the file defines its top module).
 RTL = {
-    "cpu6507.v": Generated("hw.cpu6507", "cpu6507"),
-    "console.v": Generated("hw.console", "console"),
-    "console3.v": Generated("hw.console", "console3"),
-    "preprocessor.v": Generated("hw.preprocessor", "preprocessor"),
-    "preprocessor3.v": Generated("hw.preprocessor", "preprocessor3"),
-    "action_select.v": Generated("hw.action_select", "action_select"),
-    "policy_engine.v": Generated("hw.policy_engine", "policy_engine"),
-    "policy_array.v": Generated("hw.policy_array", "policy_array"),
-    "instance.v": Generated("hw.instance", "instance"),
+    "cpu6507.v": Generated("nc2600.hw.cpu6507", "cpu6507"),
+    "console_cc1.v": Generated("nc2600.hw.console", "console_cc1"),
+    "console_cc3.v": Generated("nc2600.hw.console", "console_cc3"),
+    "preprocessor_cc1.v": Generated("nc2600.hw.preprocessor", "preprocessor_cc1"),
+    "preprocessor_cc3.v": Generated("nc2600.hw.preprocessor", "preprocessor_cc3"),
+    "action_select.v": Generated("nc2600.hw.action_select", "action_select"),
+    "policy_engine.v": Generated("nc2600.hw.policy_engine", "policy_engine"),
+    "policy_array.v": Generated("nc2600.hw.policy_array", "policy_array"),
+    "instance_cc3.v": Generated("nc2600.hw.instance", "instance_cc3"),
 }
 #: hw modules with a ``generate()`` function that ``make rtl`` runs, in build order (those of :data:`RTL`)
 MODULES = tuple(dict.fromkeys(g.module for g in RTL.values()))
@@ -49,7 +49,7 @@ def defines_module(text: str, top: str) -> bool:
 
 def collect(files: Iterable[str] | None = None) -> dict[str, str]:
     """Generated files ``{file name: Verilog text}`` in :data:`RTL`'s order: all of them, or with
-    ``files`` (file names, e.g. ``["console3.v"]``) those of :data:`RTL` among them, elaborating
+    ``files`` (file names, e.g. ``["console_cc3.v"]``) those of :data:`RTL` among them, elaborating
     only the modules that generate them (a name :data:`RTL` does not declare is left out; none
     are elaborated for an empty list).
 
@@ -63,7 +63,7 @@ def collect(files: Iterable[str] | None = None) -> dict[str, str]:
         generated = importlib.import_module(name).generate()
         declared = {f for f, g in RTL.items() if g.module == name}
         if set(generated) != declared:
-            raise RuntimeError(f"{name}.generate() returns {sorted(generated)}, declared in hwtools.generate.RTL: "
+            raise RuntimeError(f"{name}.generate() returns {sorted(generated)}, declared in nc2600.hwtools.generate.RTL: "
                                f"{sorted(declared)}")
         for fname, text in generated.items():
             if not defines_module(text, RTL[fname].top):
@@ -73,7 +73,7 @@ def collect(files: Iterable[str] | None = None) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hwtools.generate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m nc2600.hwtools.generate", description=__doc__.splitlines()[0])
     parser.add_argument("outdir", nargs="?", default="rtl", help="output folder")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
-"""Verilator harness of the fabric instance (:mod:`hw.instance`) with a PYNQ-shaped MMIO object.
+"""Verilator harness of the fabric instance (:mod:`nc2600.hw.instance`) with a PYNQ-shaped MMIO object.
 
-:class:`InstanceSim` builds (cached by content, :func:`hwtools.verilator_build.build_shared_lib`) the
-Verilated :class:`hw.instance.GameInstance` for one screen height and palette and exposes
+:class:`InstanceSim` builds (cached by content, :func:`nc2600.hwtools.verilator_build.build_shared_lib`) the
+Verilated :class:`nc2600.hw.instance.GameInstance` for one screen height and palette and exposes
 ``read(offset)`` / ``write(offset, value)`` exactly as ``pynq.MMIO`` does, each one a real
 AXI4-Lite transaction run clock by clock (the design keeps running meanwhile). A bus error
 response raises :class:`BusError`; a handshake that never completes raises :class:`BusTimeout`.
@@ -11,7 +11,7 @@ response raises :class:`BusError`; a handshake that never completes raises :clas
 ``save_state`` / ``restore_state`` snapshot the whole Verilated model in memory (Verilator's
 ``--savable`` serialisation: every register and memory of the design, the console, the
 preprocessor's stack and the engine's parameters included); the episode runner
-(:class:`host.drivers.fabric.FabricEpisodeRunner`) uses them for the episode start state instead of
+(:class:`nc2600.host.drivers.instance.InstanceEpisodeRunner`) uses them for the episode start state instead of
 replaying ALE's power-on and reset sequence for every episode. This is a simulation facility
 (the harness's, not the design's): on a board the start state is replayed.
 """
@@ -20,8 +20,8 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from hw.instance import DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, VerilatedModel, bind_snapshots, fst_link_args,
+from nc2600.hw.instance import DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from nc2600.hwtools.verilator_build import (SAVABLE_ARGS, ModelState, VerilatedModel, bind_snapshots, fst_link_args,
                                       lz4_shim_args, restore_model, save_model, savable_harness)
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "instance_harness.cpp"
@@ -43,30 +43,30 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-def check_config(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+def check_config(colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
                  rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
-    """Validate an instance configuration before a build (:func:`hw.instance.check_config`).
+    """Validate an instance configuration before a build (:func:`nc2600.hw.instance.check_config`).
 
     Raises:
         ValueError: the configuration named.
     """
-    from hw.instance import check_config as check
-    check(colour_clocks_per_cycle, engine, rows, cols)
+    from nc2600.hw.instance import check_config as check
+    check(colour_clocks, engine, rows, cols)
 
 
 def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
-          colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+          colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
           rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Path:
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration,
     console configuration (colour clocks per cycle, 1 or 3) and engine (``"array"``, ``rows x
-    cols``, the default 16 x 16, or ``"lane"``, 16 lanes): module :func:`hw.instance.module_name`
-    (``instance``, ``instance1``, ``instance_l16``, ...); ``trace``: the build that can record an FST
+    cols``, the default 16 x 16, or ``"lane"``, 16 lanes): module :func:`nc2600.hw.instance.module_name`
+    (``instance_cc3``, ``instance_cc1``, ``instance_cc3_l16``, ...); ``trace``: the build that can record an FST
     waveform (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while
     recording, to run)."""
-    from hw.instance import generate, module_name
-    from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
-    top = module_name(colour_clocks_per_cycle, engine, rows, cols)
-    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows,
+    from nc2600.hw.instance import generate, module_name
+    from nc2600.hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
+    top = module_name(colour_clocks, engine, rows, cols)
+    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
                        cols=cols)[f"{top}.v"]
     harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
@@ -83,28 +83,28 @@ def _trace_args(trace: bool) -> tuple[str, ...]:
     return ("--trace-fst", *lz4_shim_args()) if trace else ()
 
 
-def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks: int = DEFAULT_COLOUR_CLOCKS,
                engine: str = DEFAULT_ENGINE, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Path:
-    """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`hw.node`) of the
+    """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`nc2600.hw.node`) of the
     given instance configuration, with the same harness (its top is ``node`` instead of ``instance``)."""
-    from hw.instance import module_name
-    from hw.node import generate
-    from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
-    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows,
+    from nc2600.hw.instance import module_name
+    from nc2600.hw.node import generate
+    from nc2600.hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
+    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
                        cols=cols)["node.v"]
-    inst = module_name(colour_clocks_per_cycle, engine, rows, cols)
+    inst = module_name(colour_clocks, engine, rows, cols)
     return build_shared_lib(f"node{inst[len('instance'):]}{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
                             extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
 
 
 def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,
-         colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+         colour_clocks: int = DEFAULT_COLOUR_CLOCKS,
          engine: tuple = (DEFAULT_ENGINE, DEFAULT_ROWS, DEFAULT_COLS)) -> ctypes.CDLL:
-    key = (height, fmt, node, trace, colour_clocks_per_cycle, engine)
+    key = (height, fmt, node, trace, colour_clocks, engine)
     if key not in _LIBS:
-        path = (build_node(height, fmt, colour_clocks_per_cycle, *engine) if node
-                else build(height, fmt, trace, colour_clocks_per_cycle, *engine))
+        path = (build_node(height, fmt, colour_clocks, *engine) if node
+                else build(height, fmt, trace, colour_clocks, *engine))
         lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
@@ -131,32 +131,32 @@ class InstanceSim(VerilatedModel):
 
     Args:
         height, fmt: the game's screen height and palette (the preprocessor's configuration).
-        node: the two-instance node (:mod:`hw.node`, 18-bit addresses: instance ``i`` at
+        node: the two-instance node (:mod:`nc2600.hw.node`, 18-bit addresses: instance ``i`` at
             ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
         trace: use the build that can record a waveform (:meth:`trace`; one instance only).
-        colour_clocks_per_cycle: the console configuration (1 or 3) of the instance, or of both
+        colour_clocks: the console configuration (1 or 3) of the instance, or of both
             instances of the node.
-        engine, rows, cols: the engine (:class:`hw.instance.GameInstance`; default the 16 x 16 array
+        engine, rows, cols: the engine (:class:`nc2600.hw.instance.GameInstance`; default the 16 x 16 array
             engine) of the instance, or of both instances of the node; the driver reads them
             (:attr:`engine`, :attr:`rows`, :attr:`cols`, :attr:`lanes`) to load parameters in the
             engine's format.
     Raises:
-        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3; a bad engine
+        ValueError: ``trace`` with ``node``; ``colour_clocks`` not 1 or 3; a bad engine
             or shape.
     """
 
     FREE = "inst_free"
-    lanes = DEFAULT_LANES   #: the lane engine's MAC lanes (``hw.instance.GameInstance``'s default)
+    lanes = DEFAULT_LANES   #: the lane engine's MAC lanes (``nc2600.hw.instance.GameInstance``'s default)
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False,
-                 colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 colour_clocks: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
                  rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
         if trace and node:
             raise ValueError("waveform tracing is built for one instance, not the node")
-        check_config(colour_clocks_per_cycle, engine, rows, cols)
+        check_config(colour_clocks, engine, rows, cols)
         self.engine, self.rows, self.cols = engine, rows, cols
         self.traceable = bool(trace)
-        self._lib = _lib(height, fmt, node, bool(trace), colour_clocks_per_cycle,
+        self._lib = _lib(height, fmt, node, bool(trace), colour_clocks,
                          (engine, DEFAULT_ROWS, DEFAULT_COLS) if engine == "lane" else (engine, rows, cols))
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()

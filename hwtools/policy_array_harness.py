@@ -1,10 +1,10 @@
 """Python driver of the array inference engine's RTL in Verilator (a ctypes-loaded C++ loop).
 
-:class:`ArrayEngineRTL` builds :func:`hw.policy_array.generate`'s Verilog for an ``R x C``
-array with :func:`hwtools.verilator_build.build_shared_lib` (cached by content), loads
-parameters through the engine's write port (:func:`hls_models.policy_array.load_words`, one word
+:class:`PolicyArraySim` builds :func:`nc2600.hw.policy_array.generate`'s Verilog for an ``R x C``
+array with :func:`nc2600.hwtools.verilator_build.build_shared_lib` (cached by content), loads
+parameters through the engine's write port (:func:`nc2600.hls_models.policy_array.load_words`, one word
 per cycle) and runs inferences, serving the observation word port from
-:func:`hls_models.policy_array.obs_words`.
+:func:`nc2600.hls_models.policy_array.obs_words`.
 """
 from __future__ import annotations
 
@@ -13,20 +13,20 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models import policy_array as model
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.policy_int8 import QuantizedPolicy, check_obs
-from hwtools import verilator_build
-from hw.policy_array import generate
+from nc2600.hls_models import policy_array as model
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.policy_int8 import QuantizedPolicy, check_obs
+from nc2600.hwtools import verilator_build
+from nc2600.hw.policy_array import generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "policy_array_harness.cpp"
 
 
-class ArrayEngineRTL(verilator_build.VerilatedModel):
+class PolicyArraySim(verilator_build.VerilatedModel):
     """The array engine of ``rows x cols`` MACs (18 action registers) in Verilator.
 
     Raises:
-        ValueError: a shape the engine does not support (:func:`hls_models.policy_array.check_shape`).
+        ValueError: a shape the engine does not support (:func:`nc2600.hls_models.policy_array.check_shape`).
     """
 
     FREE = "pa_free"
@@ -64,7 +64,7 @@ class ArrayEngineRTL(verilator_build.VerilatedModel):
         return self.cycles - before
 
     def load(self, policy: QuantizedPolicy) -> int:
-        """Load one policy (checked, :func:`hls_models.policy_array.load_words`); returns cycles.
+        """Load one policy (checked, :func:`nc2600.hls_models.policy_array.load_words`); returns cycles.
 
         Raises:
             ValueError: the parameters do not fit the engine's format (the field is named).
@@ -113,10 +113,10 @@ def bench(rows: int = 16, cols: int = 16, inferences: int = 2, seed: int = 0) ->
         RuntimeError: values or cycles differ from the model.
     """
     import time
-    from hls_models.policy_engine import check_parameters
-    from hls_models.policy_int8 import mac_count
+    from nc2600.hls_models.policy_engine import check_parameters
+    from nc2600.hls_models.policy_int8 import mac_count
     rng = np.random.default_rng(seed)
-    eng = ArrayEngineRTL(rows, cols)
+    eng = PolicyArraySim(rows, cols)
     wsh = [(256, 16), (256, 32), (2592, 256), (256, 18)]
     qp = check_parameters(QuantizedPolicy(
         18, *[x for s in wsh for x in (rng.integers(-127, 128, s).astype(np.int8),
@@ -141,7 +141,7 @@ def bench(rows: int = 16, cols: int = 16, inferences: int = 2, seed: int = 0) ->
 if __name__ == "__main__":
     import argparse
     import json
-    parser = argparse.ArgumentParser(prog="python -m hwtools.policy_array_harness",
+    parser = argparse.ArgumentParser(prog="python -m nc2600.hwtools.policy_array_harness",
                                      description="Measured cycles of the array engine's RTL per size (Verilator).")
     parser.add_argument("--shape", nargs="+", default=["8x8", "16x8", "16x16", "32x16"], help="RxC shapes")
     parser.add_argument("--inferences", type=int, default=2, help="inferences per shape")

@@ -1,8 +1,8 @@
 """Python driver of the policy-engine RTL in Verilator (a ctypes-loaded C++ loop).
 
-:class:`PolicyEngineRTL` builds :func:`hw.policy_engine.generate`'s Verilog for ``lanes`` MAC
-lanes with :func:`hwtools.verilator_build.build_shared_lib` (cached by content), loads parameters
-through the engine's write port (:func:`hls_models.policy_engine.load_words`, one word per
+:class:`PolicyEngineSim` builds :func:`nc2600.hw.policy_engine.generate`'s Verilog for ``lanes`` MAC
+lanes with :func:`nc2600.hwtools.verilator_build.build_shared_lib` (cached by content), loads parameters
+through the engine's write port (:func:`nc2600.hls_models.policy_engine.load_words`, one word per
 cycle) and runs inferences, serving the observation read port as the preprocessor does.
 """
 from __future__ import annotations
@@ -12,16 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models import policy_engine as model
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.policy_int8 import QuantizedPolicy, check_obs
-from hwtools import verilator_build
-from hw.policy_engine import generate
+from nc2600.hls_models import policy_engine as model
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.policy_int8 import QuantizedPolicy, check_obs
+from nc2600.hwtools import verilator_build
+from nc2600.hw.policy_engine import generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "policy_engine_harness.cpp"
 
 
-class PolicyEngineRTL(verilator_build.VerilatedModel):
+class PolicyEngineSim(verilator_build.VerilatedModel):
     """The policy engine with ``lanes`` MAC lanes (and 18 action registers) in Verilator.
 
     Raises:
@@ -63,7 +63,7 @@ class PolicyEngineRTL(verilator_build.VerilatedModel):
         return self.cycles - before
 
     def load(self, policy: QuantizedPolicy) -> int:
-        """Load one individual's parameters (checked, :func:`hls_models.policy_engine.load_words`);
+        """Load one individual's parameters (checked, :func:`nc2600.hls_models.policy_engine.load_words`);
         returns the cycles the load took.
 
         Raises:
@@ -111,7 +111,7 @@ def bench(lanes: int = 16, inferences: int = 5, seed: int = 0) -> dict:
     """
     import time
     rng = np.random.default_rng(seed)
-    eng = PolicyEngineRTL(lanes)
+    eng = PolicyEngineSim(lanes)
     wsh = [(256, 16), (256, 32), (2592, 256), (256, 18)]
     qp = model.check_parameters(QuantizedPolicy(
         18, *[x for s in wsh for x in (rng.integers(-127, 128, s).astype(np.int8),
@@ -136,7 +136,7 @@ def bench(lanes: int = 16, inferences: int = 5, seed: int = 0) -> dict:
 if __name__ == "__main__":
     import argparse
     import json
-    parser = argparse.ArgumentParser(prog="python -m hwtools.policy_engine_harness",
+    parser = argparse.ArgumentParser(prog="python -m nc2600.hwtools.policy_engine_harness",
                                      description="Verilator speed of the policy engine (inferences/s per core).")
     parser.add_argument("--lanes", type=int, nargs="+", default=[16], help="MAC lane counts")
     parser.add_argument("--inferences", type=int, default=5, help="inferences per lane count")

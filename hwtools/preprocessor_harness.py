@@ -1,7 +1,7 @@
 """Python driver of the preprocessor RTL in Verilator (a ctypes-loaded C++ frame loop).
 
-:class:`PreprocessorRTL` builds ``hw/preprocessor.py``'s Verilog for one screen height and
-palette with :func:`hwtools.verilator_build.build_shared_lib` (cached) and feeds whole console
+:class:`PreprocessorSim` builds ``hw/preprocessor.py``'s Verilog for one screen height and
+palette with :func:`nc2600.hwtools.verilator_build.build_shared_lib` (cached) and feeds whole console
 frames to it: ``lines_total`` scanlines of 228 colour clocks, the ALE screen rows at
 ``ystart .. ystart+H-1`` and colour clocks 68..227, ``line_end`` on each line's last colour
 clock and ``frame_end`` on the frame's last one (the console's timing, ALE 0.12 window).
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
-from hwtools import verilator_build
-from hw.preprocessor import check_height, generate
+from nc2600.hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
+from nc2600.hwtools import verilator_build
+from nc2600.hw.preprocessor import check_height, generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "preprocessor_harness.cpp"
 DEFAULT_YSTART = 34   #: ALE's default first screen row (scanline)
@@ -23,7 +23,7 @@ FIRST_VISIBLE = 68    #: colour clock of a line's first visible pixel (after the
 CLOCKS_PER_LINE = 228  #: colour clocks per scanline
 
 
-class PreprocessorRTL(verilator_build.VerilatedModel):
+class PreprocessorSim(verilator_build.VerilatedModel):
     """The preprocessor RTL for screen height ``height`` and palette ``fmt`` in Verilator.
 
     Args:
@@ -31,8 +31,8 @@ class PreprocessorRTL(verilator_build.VerilatedModel):
         fmt: ``"NTSC"`` or ``"PAL"``.
         lines_total: scanlines per frame fed (default 262 NTSC, 312 PAL-height screens).
         ystart: scanline of the first screen row (ALE ``YStart``, default 34).
-        pixels_per_cycle: 1 (``rtl/preprocessor.v``, one colour clock per beat) or 3
-            (``preprocessor3``: three colour clocks per beat, 76 beats per scanline, the
+        pixels_per_cycle: 1 (``rtl/preprocessor_cc1.v``, one colour clock per beat) or 3
+            (``preprocessor_cc3``: three colour clocks per beat, 76 beats per scanline, the
             three-colour-clock console's stream).
         first_visible: colour clock of a line's first visible pixel (68, the console's; 0..68:
             another start moves the pixels against the three-pixel beats, for tests of the
@@ -57,7 +57,7 @@ class PreprocessorRTL(verilator_build.VerilatedModel):
                              f"in a {CLOCKS_PER_LINE}-colour-clock line")
         self.first_visible = int(first_visible)
         files = generate(self.height, fmt, pixels_per_cycle)
-        top = "preprocessor" if pixels_per_cycle == 1 else f"preprocessor{pixels_per_cycle}"
+        top = f"preprocessor_cc{pixels_per_cycle}"
         harness = HARNESS_CPP.read_text()
         if pixels_per_cycle != 1:
             harness = (f"#define NC_PIXELS_PER_CYCLE {pixels_per_cycle}\n"

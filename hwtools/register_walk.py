@@ -1,6 +1,6 @@
-"""Register tests generated from the register description (:data:`hls_models.registers.INSTANCE`),
+"""Register tests generated from the register description (:data:`nc2600.hls_models.registers.INSTANCE`),
 run over any AXI4-Lite master of the instance: the Verilated harness
-(:class:`hwtools.instance_harness.InstanceSim`, :func:`run_sync`) and cocotb with cocotbext-axi
+(:class:`nc2600.hwtools.instance_harness.InstanceSim`, :func:`run_sync`) and cocotb with cocotbext-axi
 (:func:`run_async`, ``tests/instance/cocotb_instance.py``).
 
 The walk (:func:`walk`) starts from reset and checks, for every register of the description:
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from hls_models.registers import ENUMS, INSTANCE as R
+from nc2600.hls_models.registers import ENUMS, INSTANCE as R
 
 OKAY, SLVERR, DECERR = 0, 2, 3
 RESP_NAMES = {0: "OKAY", 1: "EXOKAY", 2: "SLVERR", 3: "DECERR"}

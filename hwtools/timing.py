@@ -37,8 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from hw.reproducible import ZERO_LOOP
-from hwtools.cache import cache_dir, read_json_entry
+from nc2600.hw.reproducible import ZERO_LOOP
+from nc2600.hwtools.cache import cache_dir, read_json_entry
 
 
 __all__ = ["ECP5", "XC7_RULE", "XC7_CELL_PS", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
@@ -162,13 +162,13 @@ def memories(verilog: str) -> list[tuple[str, int, int]]:
     """``[(name, width in bits, depth in words)]`` of every memory declared in ``verilog``
     (``reg [w-1:0] name [d-1:0];``, as Yosys's ``write_verilog`` writes them), each module's
     declarations once (a module instantiated twice is counted once), leaving out tables marked
-    ``rom_style = "logic"`` (mapped to LUTs, as :class:`hw.tia._Tables` asks)."""
+    ``rom_style = "logic"`` (mapped to LUTs, as :class:`nc2600.hw.tia._Tables` asks)."""
     return [(n, int(w) + 1 if w else 1, int(d) + 1) for logic, w, n, d in _MEMORY.findall(verilog) if not logic]
 
 
 def yosys_input(verilog: str) -> tuple[str, dict[str, int]]:
     """The Verilog handed to Yosys, and the files it reads: each zero-initialisation loop that
-    :func:`hw.reproducible.tidy_memories` writes for a memory (``integer m__i; initial begin for
+    :func:`nc2600.hw.reproducible.tidy_memories` writes for a memory (``integer m__i; initial begin for
     (m__i = 0; m__i < N; ...) m[m__i] = 0; end``, in place of Yosys's one assignment per word) becomes
     ``initial $readmemh("zero_K.hex", m);`` with a file of N zeros.
 
@@ -178,9 +178,9 @@ def yosys_input(verilog: str) -> tuple[str, dict[str, int]]:
     engine's synthesis (``read_verilog rtl/policy_engine.v``: 15 min 0 s with its four loops, 0.5 s
     without; measured 2026-12-03). The design is the same either way: after ``proc; flatten;
     memory_collect`` both forms give the same RTLIL up to generated names (checked on
-    ``preprocessor3``, ``tests/synth/test_yosys_input.py``). The mapped netlist can still differ by
+    ``preprocessor_cc3``, ``tests/synth/test_yosys_input.py``). The mapped netlist can still differ by
     a few per cent of LUTs, as Yosys's mapping passes order cells by their internal names (measured on
-    ``preprocessor3``: 1,053 LUT read as $readmemh, 1,096 with the loops, 1,067 with an unused dummy
+    ``preprocessor_cc3``: 1,053 LUT read as $readmemh, 1,096 with the loops, 1,067 with an unused dummy
     memory added; FFs, BRAM and CARRY4 identical): that spread is the precision of the LUT figures.
     A memory whose initial block holds anything besides the zero loop is left as written.
     """
@@ -627,7 +627,7 @@ def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int,
     return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json", wrapped
 
 
-#: The keys every cached place-and-route result has (a damaged entry is rerun, hwtools.cache).
+#: The keys every cached place-and-route result has (a damaged entry is rerun, nc2600.hwtools.cache).
 _PNR_KEYS = ("block", "fmax_mhz", "critical_path", "utilization")
 
 

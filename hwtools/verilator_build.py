@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hwtools.cache import cache_dir, cache_root
+from nc2600.hwtools.cache import cache_dir, cache_root
 
 #: Verilator warning flags of every build (harnesses and cocotb): Amaranth's generated Verilog
 #: triggers lint and style warnings that are not errors. Linting is its own check

@@ -10,9 +10,9 @@ busy with one evaluation is::
            + steps * t_inference                             policy forward passes
            + t_weight_load   (when the individual changes)   ARM rebuilds weights, AXI load
 
-with ``t_frame = colour_clocks_per_frame / colour_clocks_per_cycle / clock_hz`` (one colour clock
+with ``t_frame = colour_clocks_per_frame / colour_clocks / clock_hz`` (one colour clock
 per fabric cycle in the published design, arXiv 2005.04536; three with the
-three-colour-clock console, ``hw.console.Console(colour_clocks_per_cycle=3)``, one CPU cycle per
+three-colour-clock console, ``nc2600.hw.console.Console(colour_clocks=3)``, one CPU cycle per
 clock) and ``t_inference = inference_cycles / clock_hz``.
 ``frames`` are the frames the launcher counted for the episode (frame skip and no-op starts
 included); ``ale_reset_frames`` is ALE's reset sequence that nobody counts (ALE 0.12
@@ -25,7 +25,7 @@ How inference meets emulation (``inference_pipelined``):
   the fabric"): the policy engine works on the last observation while the console goes on
   emulating the next frame-skip period, so the console only stalls when a forward pass is
   longer than a period: ``stall = max(0, inference_cycles - frame_skip * cycles_per_frame)``
-  cycles per decision (``cycles_per_frame = colour_clocks_per_frame / colour_clocks_per_cycle``). (The new action then takes effect one period later.)
+  cycles per decision (``cycles_per_frame = colour_clocks_per_frame / colour_clocks``). (The new action then takes effect one period later.)
 * ``False``: Such et al.'s exact semantics, the console waits for every decision:
   ``stall = inference_cycles``.
 """
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME  # 262 scanlines x 228 colour clocks
+from nc2600.hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME  # 262 scanlines x 228 colour clocks
 
 #: ALE 0.12 environment reset: 60 NOOP frames + 4 frames RESET + 4 frames RESET.
 ALE_RESET_FRAMES = 60 + 4 + 4
@@ -64,7 +64,7 @@ def such_network_params(n_actions: int) -> int:
 
 
 def fallback_inference_cycles(n_actions: int, lanes: int) -> int:
-    """Cycles of one forward pass when ``hls_models.policy_int8`` is not available.
+    """Cycles of one forward pass when ``nc2600.hls_models.policy_int8`` is not available.
 
     ``ceil(MACs / lanes) + FALLBACK_OVERHEAD_CYCLES``: a policy engine with ``lanes``
     int8 multiply-accumulate units kept busy every cycle, plus a fixed per-pass overhead.
@@ -78,21 +78,21 @@ def fallback_inference_cycles(n_actions: int, lanes: int) -> int:
 def inference_cycles(n_actions: int, lanes: int, network: str = "small") -> tuple[int, str]:
     """Cycles of one policy forward pass and where the figure came from.
 
-    Uses ``hls_models.policy_int8.inference_cycles(n_actions, lanes)`` (the policy engine's
+    Uses ``nc2600.hls_models.policy_int8.inference_cycles(n_actions, lanes)`` (the policy engine's
     own cycle model) when that module exists, otherwise :func:`fallback_inference_cycles`.
-    Returns ``(cycles, source)`` with ``source`` one of ``"hls_models.policy_int8"`` or
+    Returns ``(cycles, source)`` with ``source`` one of ``"nc2600.hls_models.policy_int8"`` or
     ``"fallback: ceil(MACs/lanes) + 288"``.
     """
     try:
-        from hls_models.policy_int8 import inference_cycles as model_cycles  # type: ignore
+        from nc2600.hls_models.policy_int8 import inference_cycles as model_cycles  # type: ignore
     except ImportError:
         if network != "small":
             raise ValueError(f"no cycle model for the {network} network without hls_models") from None
         return fallback_inference_cycles(n_actions, lanes), \
             f"fallback: ceil(MACs/lanes) + {FALLBACK_OVERHEAD_CYCLES}"
     if network != "small":
-        return int(model_cycles(n_actions, lanes, network)), f"hls_models.policy_int8 ({network} network)"
-    return int(model_cycles(n_actions, lanes)), "hls_models.policy_int8"
+        return int(model_cycles(n_actions, lanes, network)), f"nc2600.hls_models.policy_int8 ({network} network)"
+    return int(model_cycles(n_actions, lanes)), "nc2600.hls_models.policy_int8"
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class NodeParams:
 
     ``clock_hz``                 fabric clock (published: 150 MHz)
     ``colour_clocks_per_frame``  59,736 (NTSC 262 x 228) unless a per-game figure is given
-    ``colour_clocks_per_cycle``  the console's colour clocks per fabric clock: 1 (published) or 3
+    ``colour_clocks``  the console's colour clocks per fabric clock: 1 (published) or 3
     ``inference_cycles``         cycles of one forward pass (see :func:`inference_cycles`)
     ``ale_reset_frames``         uncounted frames of a reset (ALE's sequence, 68)
     ``weight_load_s``            seconds to rebuild and load one individual's weights: the ARM
@@ -119,16 +119,16 @@ class NodeParams:
     weight_load_s: float = such_network_params(18) * (1e-9 + 1 / 1.2e9)
     frame_skip: int = FRAME_SKIP
     inference_pipelined: bool = True
-    colour_clocks_per_cycle: int = 1
+    colour_clocks: int = 1
 
     def __post_init__(self):
-        if self.colour_clocks_per_cycle not in (1, 3):
-            raise ValueError(f"colour clocks per cycle must be 1 or 3, got {self.colour_clocks_per_cycle}")
+        if self.colour_clocks not in (1, 3):
+            raise ValueError(f"colour clocks per cycle must be 1 or 3, got {self.colour_clocks}")
 
     @property
     def cycles_per_frame(self) -> float:
         """Fabric clocks per emulated frame."""
-        return self.colour_clocks_per_frame / self.colour_clocks_per_cycle
+        return self.colour_clocks_per_frame / self.colour_clocks
 
     @property
     def frame_s(self) -> float:

@@ -1,7 +1,7 @@
 """One call from options (or a launcher run directory) to a projection report.
 
 :func:`simulate` builds the topology, node timing, workload and fault plan from a
-:class:`MeshOptions`, runs :class:`~mesh_sim.sim.FabricSim`, and returns the report with
+:class:`MeshOptions`, runs :class:`~nc2600.mesh_sim.sim.FabricSim`, and returns the report with
 the parameters that produced it. With faults it also runs the same workload without them
 and reports the throughput the faults cost.
 
@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from hls_models.platform import FRAME_SKIP
+from nc2600.hls_models.platform import FRAME_SKIP
 
 from .faults import parse_faults, random_faults
 from .links import LinkParams
@@ -41,12 +41,12 @@ class MeshOptions:
 
     Machine: ``cards``, ``nodes_per_card``, ``instances_per_node``, ``mesh`` (X, Y, Z or None),
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
-    ``colour_clocks_per_cycle`` (the console's configuration: 1, or 3 for the three-colour-clock
+    ``colour_clocks`` (the console's configuration: 1, or 3 for the three-colour-clock
     console, whose frame takes a third of the clocks),
     ``lanes`` (the lane engine's MACs/cycle; None: 16 for the small network, the fewest lanes whose
-    forward pass fits one frame-skip period for another, ``hls_models.policy_int8.min_lanes``),
+    forward pass fits one frame-skip period for another, ``nc2600.hls_models.policy_int8.min_lanes``),
     ``array`` (None: the lane engine of ``lanes``;
-    ``(rows, cols)``: the array engine of that shape, :mod:`hls_models.policy_array`),
+    ``(rows, cols)``: the array engine of that shape, :mod:`nc2600.hls_models.policy_array`),
     ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
     ``inference_cycles`` (None: the engine's cycle model for ``lanes`` or ``array``, the action
@@ -58,7 +58,7 @@ class MeshOptions:
     ``inference`` ("pipelined": the console stalls only when a forward pass outlasts a
     frame-skip period, the published design; "serial": it waits for every decision),
     ``weight_load_ms``, ``link_latency_us``, ``link_gbytes_s``.
-    The small network's 16 lanes are the fewest MAC lanes of ``hls_models.policy_int8`` whose
+    The small network's 16 lanes are the fewest MAC lanes of ``nc2600.hls_models.policy_int8`` whose
     forward pass fits one frame-skip period at 150 MHz; a given ``lanes`` is taken as given.
     GA (ignored with ``run_dir``): ``population``, ``generations`` (None: 1, or all of a run),
     ``episodes``,
@@ -76,7 +76,7 @@ class MeshOptions:
     mesh: tuple[int, int, int] | None = None
     clock_mhz: float = 150.0
     colour_clocks_per_frame: int | None = None
-    colour_clocks_per_cycle: int = 1
+    colour_clocks: int = 1
     lanes: int | None = None
     array: tuple[int, int] | None = None
     n_actions: int | None = None
@@ -116,7 +116,7 @@ BYTES_PER_EVALUATION = 1024
 def planned_evaluations(opts: MeshOptions) -> int | None:
     """Evaluations of the drawn workload ``opts`` asks for (``generations`` x (``population`` x
     ``episodes`` + ``elite_candidates`` x ``elite_episodes``) + ``test_episodes``, as
-    :func:`mesh_sim.workload.synthetic_workload` draws them), computed without drawing them;
+    :func:`nc2600.mesh_sim.workload.synthetic_workload` draws them), computed without drawing them;
     None with ``run_dir`` (the run's recorded episodes)."""
     if opts.run_dir is not None:
         return None
@@ -139,8 +139,8 @@ def build(opts: MeshOptions):
             raise ValueError(f"{name.replace('_', ' ')} must be positive, got {v}")
     if opts.inference not in ("pipelined", "serial"):
         raise ValueError(f"inference must be pipelined or serial, got {opts.inference!r}")
-    if opts.colour_clocks_per_cycle not in (1, 3):
-        raise ValueError(f"colour clocks per cycle must be 1 or 3, got {opts.colour_clocks_per_cycle}")
+    if opts.colour_clocks not in (1, 3):
+        raise ValueError(f"colour clocks per cycle must be 1 or 3, got {opts.colour_clocks}")
     if opts.reset_frames < 0:
         raise ValueError("reset frames must be >= 0")
     if opts.inference_cycles is not None and opts.inference_cycles < 0:
@@ -158,7 +158,7 @@ def build(opts: MeshOptions):
     n_actions = opts.n_actions or wl.n_actions or 18
     network = wl.extra.get("network", "small")
     if opts.array is not None:
-        from hls_models.policy_array import check_shape
+        from nc2600.hls_models.policy_array import check_shape
         try:
             rows, cols = check_shape(*opts.array, network)
         except ValueError as exc:
@@ -167,18 +167,18 @@ def build(opts: MeshOptions):
     else:
         lanes = opts.lanes
         if lanes is None and network == "small":
-            from hls_models.engines import DEFAULT_LANES
+            from nc2600.hls_models.engines import DEFAULT_LANES
             lanes = DEFAULT_LANES
         elif lanes is None:
-            from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
+            from nc2600.hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
             lanes = min_lanes(n_actions, network=network)
         engine = {"engine": "lane", "lanes": lanes}
     if opts.inference_cycles is not None:
         cycles, cyc_src = int(opts.inference_cycles), opts.timing_source or "given"
     elif opts.array is not None:
-        from hls_models.engines import inference_cycles as engine_cycles
+        from nc2600.hls_models.engines import inference_cycles as engine_cycles
         cycles = engine_cycles("array", n_actions, rows=rows, cols=cols, network=network)
-        cyc_src = (f"hls_models.policy_array.inference_cycles({n_actions}, {rows}, {cols}"
+        cyc_src = (f"nc2600.hls_models.policy_array.inference_cycles({n_actions}, {rows}, {cols}"
                    + ("" if network == "small" else f", {network!r}") + ")")
     else:
         cycles, cyc_src = inference_cycles(n_actions, lanes, network)
@@ -187,14 +187,14 @@ def build(opts: MeshOptions):
                 "run config" if wl.extra.get("colour_clocks_per_frame") else "NTSC 262 x 228 default")
     n_weights = such_network_params(n_actions)
     if network != "small":
-        from hls_models.networks import n_params
+        from nc2600.hls_models.networks import n_params
         n_weights = n_params(network, n_actions)
     wload = (n_weights * (1e-9 + 1 / 1.2e9) if opts.weight_load_ms is None
              else opts.weight_load_ms * 1e-3)
     node = NodeParams(clock_hz=opts.clock_mhz * 1e6, colour_clocks_per_frame=int(ccpf), inference_cycles=cycles,
                       ale_reset_frames=opts.reset_frames, weight_load_s=wload, frame_skip=wl.frame_skip,
                       inference_pipelined=opts.inference == "pipelined",
-                      colour_clocks_per_cycle=opts.colour_clocks_per_cycle)
+                      colour_clocks=opts.colour_clocks)
     links = LinkParams(latency_s=opts.link_latency_us * 1e-6, bandwidth_Bps=opts.link_gbytes_s * 1e9)
     cfg = SimConfig(schedule=opts.schedule, detect_s=opts.detect_ms * 1e-3)
     info = {
@@ -203,7 +203,7 @@ def build(opts: MeshOptions):
                      "worker_nodes": len(topo.worker_nodes), "io_nodes": len(topo.io_nodes),
                      "instances": topo.n_slots, "diameter_hops": topo.diameter, "entry_node": topo.entry_node},
         "instance": {"clock_mhz": opts.clock_mhz, "colour_clocks_per_frame": int(ccpf),
-                     "colour_clocks_per_cycle": opts.colour_clocks_per_cycle,
+                     "colour_clocks": opts.colour_clocks,
                      "cycles_per_frame": node.cycles_per_frame,
                      "colour_clocks_source": ccpf_src, "frame_time_us": node.frame_s * 1e6,
                      "instance_fps": node.instance_fps, "n_actions": n_actions, **engine, "network": network,
@@ -258,7 +258,7 @@ def simulate(opts: MeshOptions) -> dict:
 def project_run(run_dir: str, **overrides) -> dict:
     """Projection of a launcher run's recorded episodes on the published fabric.
 
-    The instances carry the default instance's engine (:data:`hls_models.engines.DEFAULT_ENGINE`,
+    The instances carry the default instance's engine (:data:`nc2600.hls_models.engines.DEFAULT_ENGINE`,
     the 16 x 16 array), as ``nc2600 mesh --run DIR`` does with no engine option, unless
     ``overrides`` name an engine (``array``, ``lanes``) or give ``inference_cycles``.
 
@@ -266,7 +266,7 @@ def project_run(run_dir: str, **overrides) -> dict:
     "projected_fabric_schedule", "projected_fabric_inference_source"}``; ``overrides`` are
     :class:`MeshOptions` fields (e.g. ``schedule="pull"``). Raises ``ValueError`` on a bad run.
     """
-    from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_ROWS
+    from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_ROWS
     if DEFAULT_ENGINE == "array" and not {"array", "lanes", "inference_cycles"} & set(overrides):
         overrides = {**overrides, "array": (DEFAULT_ROWS, DEFAULT_COLS)}
     rep = simulate(MeshOptions(run_dir=run_dir, **overrides))

@@ -1,7 +1,7 @@
 """Discrete-event simulation of GA generations on the mesh (SimPy engine).
 
 What happens in one phase (a generation's ``train`` or ``elite`` evaluations, see
-:mod:`mesh_sim.workload`), per schedule:
+:mod:`nc2600.mesh_sim.workload`), per schedule:
 
 ``static`` (round-robin, generation barrier)
     The host sends the phase's genomes (seed lists) to the entry node; they are multicast
@@ -23,7 +23,7 @@ What happens in one phase (a generation's ``train`` or ``elite`` evaluations, se
     GA draws a parent from the current elite whenever an instance frees up). Same
     evaluations, same lengths: only the barriers go.
 
-Faults (:mod:`mesh_sim.faults`): at a node failure its running evaluations are aborted,
+Faults (:mod:`nc2600.mesh_sim.faults`): at a node failure its running evaluations are aborted,
 and everything the node held (queued evaluations, results waiting to be forwarded, messages
 inside it or addressed to it) is lost. After ``detect_s`` (heartbeat timeout) the host
 re-queues every lost evaluation with a new attempt number; the dispatcher (pull/async) or

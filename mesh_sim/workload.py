@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hls_models.action_select import MAX_ACTIONS
-from hls_models.platform import FRAME_SKIP
+from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.platform import FRAME_SKIP
 
 KINDS = ("train", "elite", "test")
 
@@ -48,7 +48,7 @@ class EpisodeDistribution:
     ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive; the step counts whole numbers,
     1 to 2**53), ``lognormal:MEDIAN:SIGMA`` (median > 0 and sigma >= 0, any finite numbers).
     ``noop_max``: no-op start *frames* uniform in ``1..noop_max`` (0: none), as the launcher
-    does them (``host/launcher/instance.py``: 1..30 NOOP frames after the start state).
+    does them (``host/launcher/env.py``: 1..30 NOOP frames after the start state).
     """
 
     spec: str = "lognormal:2500:0.8"
@@ -256,7 +256,7 @@ def _config_value(config: dict, name: str, cfg_path: str):
 
 
 #: the largest config.json read (the bound ``nc2600 run --resume`` and ``nc2600 play`` read it with,
-#: ``host.launcher.settings.CONFIG_MAX_BYTES``: a run's settings and resume history are a few KiB)
+#: ``nc2600.host.launcher.settings.CONFIG_MAX_BYTES``: a run's settings and resume history are a few KiB)
 CONFIG_MAX_BYTES = 16 << 20
 #: the longest line of episodes.jsonl read, characters: a record of the launcher is about 150
 #: (eight fields, each count at most 2**53); the line is read at most this long, so a file with

@@ -2,11 +2,11 @@
 plain-text docstrings.
 
 ``{register-map}`` renders the fabric instance's registers as a table from the code's own
-register description (:mod:`hls_models.registers` when it exists, else
-:data:`hw.instance.REGISTERS`), so the map is never typed twice.
+register description (:mod:`nc2600.hls_models.registers` when it exists, else
+:data:`nc2600.hw.instance.REGISTERS`), so the map is never typed twice.
 
 ``{api-objects}`` takes lines ``DIRECTIVE NAME[|OTHER NAME...] [OPTION ...]`` (``autoclass
-host.drivers.fabric.FabricDriver|host.drivers.fabric.FabricDriver :members:``) and emits the autodoc
+nc2600.host.drivers.instance.InstanceDriver|nc2600.host.drivers.instance.InstanceDriver :members:``) and emits the autodoc
 directive for the first name that imports, so the API page survives a module's move between
 packages; a line none of whose names imports is an error.
 
@@ -52,9 +52,9 @@ def plain_docstrings(app, what, name, obj, options, lines) -> None:
 
 
 def _instance_map():
-    """The compiled SystemRDL description (:data:`hls_models.registers.INSTANCE`), or None."""
+    """The compiled SystemRDL description (:data:`nc2600.hls_models.registers.INSTANCE`), or None."""
     try:
-        from hls_models.registers import INSTANCE
+        from nc2600.hls_models.registers import INSTANCE
     except ImportError:
         return None
     return INSTANCE
@@ -71,7 +71,7 @@ def register_rows() -> list[tuple[str, str, str, str]]:
             extent = f" ({r.count} words, {r.stride} bytes apart)" if r.count > 1 else ""
             rows.append((r.name, f"0x{r.offset:05X}", acc, " ".join((r.desc or r.label or "").split()) + extent))
         return rows
-    from hw.instance import REGISTERS
+    from nc2600.hw.instance import REGISTERS
     return [(name, f"0x{off:05X}", acc, meaning)
             for name, (off, acc, meaning) in sorted(REGISTERS.items(), key=lambda kv: kv[1][0])]
 

@@ -11,7 +11,7 @@ width, software access, reset value, encoding). Words are packed and unpacked by
 
 and a value that does not fit its field raises ``ValueError`` naming ``REGISTER.field``.
 :data:`NODE` gives the node's instances (count, offset, stride: address bit 17 selects one).
-The RTL (:mod:`hw.instance`, :mod:`hw.node`) and the host driver (:mod:`host.drivers.fabric`) both take
+The RTL (:mod:`nc2600.hw.instance`, :mod:`nc2600.hw.node`) and the host driver (:mod:`nc2600.host.drivers.instance`) both take
 their offsets, widths, access and reset values from here.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field as dc_field
 
-from hls_models.registers import generated as _gen
+from nc2600.hls_models.registers import generated as _gen
 
 __all__ = ["Field", "Register", "RegisterMap", "NodeMap", "Values", "INSTANCE", "NODE", "ENUMS"]
 

@@ -3,8 +3,8 @@
 Three parts, one JSON object:
 
 - ``ratio``: the same episodes (random-initialised networks, one episode each, fixed seeds)
-  evaluated alternately by the local backend (:class:`host.launcher.evaluator.Evaluator`, W workers)
-  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`host.cluster.evaluator.RayEvaluator`),
+  evaluated alternately by the local backend (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`, W workers)
+  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`),
   ``repeats`` times each, in one process; frames/s of each (Ray start-up excluded, reported as
   ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results of the two
   backends are compared (``identical``).
@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from host.launcher.evaluator import Evaluator, Job
+from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
 
 SEED_BASE = 1_000_003
 
@@ -84,7 +84,7 @@ def _jobs(n: int) -> list[Job]:
 def _params(n_actions: int, distinct: int = 16):
     """``params_for``: ``distinct`` random networks reused round-robin (each individual is still
     shipped and loaded as its own vector)."""
-    from host.launcher.policy import init_params
+    from nc2600.host.launcher.policy import init_params
     table = [init_params(SEED_BASE + i, n_actions) for i in range(distinct)]
     return lambda i: table[i % distinct][:]   # a new view: shipped as its own vector, as in a run
 
@@ -119,11 +119,11 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
             project_population: int = 1_000, project_episode_frames: int = 20_000,
             project_link_gbit_s: float = 10.0) -> dict:
     """Run the three parts (see module doc); returns the JSON-able result."""
-    from host.cluster.evaluator import RayEvaluator
-    from host.cluster.ray_cluster import connect
+    from nc2600.host.cluster.ray_evaluator import RayEvaluator
+    from nc2600.host.cluster.ray_cluster import connect
     out: dict = {"machine": {"workers": workers, "envs_per_block": envs_per_block}}
     jobs = _jobs(population)
-    local = Evaluator(rom_path, workers, envs_per_block, episode_frames=episode_frames)
+    local = LocalPoolEvaluator(rom_path, workers, envs_per_block, episode_frames=episode_frames)
     cluster = None
     try:
         params_for = _params(local.n_actions)
@@ -176,7 +176,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
         ray_ev.close()
 
         rows = []
-        from host.launcher.noise import DEFAULT_TABLE_SEED, DEFAULT_TABLE_SIZE
+        from nc2600.host.launcher.noise import DEFAULT_TABLE_SEED, DEFAULT_TABLE_SIZE
         spec = {"n_actions": local.n_actions, "sigma": 0.002, "noise_size": DEFAULT_TABLE_SIZE,
                 "noise_seed": DEFAULT_TABLE_SEED, "calib_obs": None}
         genomes_for = _SyntheticGenomes(local.n_actions)
@@ -224,7 +224,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
     def nearest(shipped: str) -> dict:
         return min((r for r in out["overhead"] if r["mode"] == "transfer_only" and r["shipped"] == shipped),
                    key=lambda r: abs(r["population"] - pop))
-    from host.launcher.policy import n_params
+    from nc2600.host.launcher.policy import n_params
     vec, seeds = nearest("float32 vectors"), nearest("seed lists")
     rebuild = next(r for r in out["overhead"] if r["mode"] == "rebuild_only")
     # float32 vectors: Ray's overhead and the driver's link; seed lists (GA, RS): Ray's overhead

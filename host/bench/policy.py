@@ -9,7 +9,7 @@ round by round so that load from other jobs on the machine hits both alike, on t
 32 other observations). A decision is one slot's forward pass and argmax. The figures:
 ``float_decisions_per_s`` and ``int8_decisions_per_s`` (per CPU second of this process, the
 best round), ``int8_over_float``, and ``int8_bit_exact`` (the batched int8 actions and values
-equal :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` of every slot).
+equal :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` of every slot).
 """
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ import numpy as np
 def measure(game: str, slots: int, seconds: float, network: str = "small") -> dict:
     """The figures of the module doc as a dict: ``slots`` observations and networks of ``game``,
     each path timed until it has run ``seconds`` of wall time and at least 3 rounds."""
-    from hls_models.policy_int8 import quantize_network
-    from host.verify.ale_recordings import record_observations
-    from host.verify.games import game_info
-    from host.launcher.policy import init_network_params, make_slot_weights
-    from host.launcher.policy_int8 import make_int8_slots
+    from nc2600.hls_models.policy_int8 import quantize_network
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.games import game_info
+    from nc2600.host.launcher.policy import init_network_params, make_slot_weights
+    from nc2600.host.launcher.policy_int8 import make_int8_slots
 
     n_actions = len(game_info(game).minimal_actions)
     obs = record_observations(game, slots + 20, seed=7)[20:]

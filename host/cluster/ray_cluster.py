@@ -5,7 +5,7 @@ node runs the same code (``--cluster ray [--ray-address ADDR]``); and Ray tasks 
 Before a run directory is created, :func:`connect` joins (or starts) Ray and checks every node
 with a small probe task: the node must import this package, and report the same versions of
 Python, nc2600, numpy, ale-py and Ray and the same source fingerprint
-(:func:`source_fingerprint`) as the driver; otherwise :class:`~host.errors.UserError` (one
+(:func:`source_fingerprint`) as the driver; otherwise :class:`~nc2600.host.errors.UserError` (one
 line, exit 2).
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from host.cluster.supervisor import _own_group_for_ray_daemons
-from host.errors import UserError
+from nc2600.host.cluster.supervisor import _own_group_for_ray_daemons
+from nc2600.host.errors import UserError
 
 RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
@@ -224,7 +224,7 @@ class NodeInfo:
 class RayCluster:
     """A connection to Ray: the driver side of ``--cluster ray``.
 
-    Use :func:`connect` to make one; :class:`host.cluster.evaluator.RayEvaluator` builds the per-node actors on it;
+    Use :func:`connect` to make one; :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator` builds the per-node actors on it;
     :meth:`close` disconnects (and stops the embedded instance if this process started it).
     """
 
@@ -299,14 +299,14 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             if handler is not None and signal.getsignal(sig) is not handler:
                 signal.signal(sig, handler)
         if stopped:                             # stopped as by nc2600's handler: exit 130, its line
-            from host.errors import on_sigterm
+            from nc2600.host.errors import on_sigterm
             try:
                 if ray.is_initialized():
                     ray.shutdown()
             finally:
                 if own_token:
                     os.environ.pop("RAY_AUTH_TOKEN", None)
-            on_sigterm(signal.SIGTERM, None)    # raises host.errors.Terminated
+            on_sigterm(signal.SIGTERM, None)    # raises nc2600.host.errors.Terminated
         if failure is not None:
             if own_token:
                 os.environ.pop("RAY_AUTH_TOKEN", None)

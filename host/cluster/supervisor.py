@@ -85,10 +85,10 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 signal.signal(sig, handler)
             os.close(r)
             _SUPERVISOR_FD = w
-            from host.launcher.evaluator import signal_when_parent_ends
+            from nc2600.host.launcher.local_pool import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
-            from host.errors import on_sigint, on_sigterm
+            from nc2600.host.errors import on_sigint, on_sigterm
             for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)), (signal.SIGTERM, (on_sigterm,))):
                 if signal.getsignal(sig) in usual:
                     signal.signal(sig, _stop_once)
@@ -102,7 +102,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
                     sys.stderr.write(f"{exc.code}\n")
                     code = 1
             except KeyboardInterrupt as exc:
-                from host.errors import interrupt_name
+                from nc2600.host.errors import interrupt_name
                 sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
                 code = 130
             except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
@@ -251,11 +251,11 @@ def _remove_files_of_ended_evaluators(since: float) -> None:
     after ``since`` (this command's, as far as this machine can tell) and own a ROM folder or a
     shared segment, then remove the files of every nc2600 process that no longer runs
     (:func:`remove_stale_rom_dirs`,
-    :func:`host.launcher.evaluator.remove_stale_segments`, which every new evaluator also does)."""
+    :func:`nc2600.host.launcher.local_pool.remove_stale_segments`, which every new evaluator also does)."""
     import re
     import tempfile
 
-    from host.launcher.evaluator import SHM_DIR, _pid_running, remove_stale_segments
+    from nc2600.host.launcher.local_pool import SHM_DIR, _pid_running, remove_stale_segments
     names = []
     for folder, pattern in ((tempfile.gettempdir(), r"nc2600-rom-(\d+)-\w+"), (SHM_DIR, r"nc2600-(\d+)-[0-9a-f]+")):
         try:
@@ -296,14 +296,14 @@ STOP_ECHO_S = 1.0                    #: a second signal within this many seconds
 
 def _stop_once(signum, frame) -> None:
     """The driver's SIGINT and SIGTERM handler (under :func:`supervised_driver`): KeyboardInterrupt
-    (:class:`host.errors.Terminated` for SIGTERM), but not again while one is being handled or
+    (:class:`nc2600.host.errors.Terminated` for SIGTERM), but not again while one is being handled or
     within :data:`STOP_ECHO_S` of the first: a signal sent to the process group reaches the driver
     itself and again through the supervisor, and the second must not cut the first one's cleanup
     short (a Ctrl-C pressed again later does interrupt it)."""
     global _FIRST_STOP
     import signal
 
-    from host import errors
+    from nc2600.host import errors
     if signum == signal.SIGTERM:
         errors._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
     now = time.monotonic()
@@ -362,7 +362,7 @@ def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
     import shutil
     import tempfile
 
-    from host.launcher.evaluator import _pid_running
+    from nc2600.host.launcher.local_pool import _pid_running
     folder = folder or tempfile.gettempdir()
     removed = []
     try:

@@ -1,10 +1,12 @@
 """The ``nc2600`` subcommands (one module each, ``register(subparsers, groups)``) and the options
 they share: the parser class whose errors are one line, and the help formatter.
 
-This package imports nothing from :mod:`host.cli` (the console script on top of it).
+This package imports nothing from :mod:`nc2600.host.cli` (the console script on top of it).
 """
 import argparse
 import sys
+
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -35,8 +37,8 @@ class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def add_colour_clocks_option(parser) -> None:
-    """The ``--colour-clocks-per-cycle {1,3}`` option of the commands that run the RTL console
-    (:class:`hw.console.Console`: colour clocks the TIA advances per clock; 3 runs one CPU cycle
+    """The ``--colour-clocks {1,3}`` option of the commands that run the RTL console
+    (:class:`nc2600.hw.console.Console`: colour clocks the TIA advances per clock; 3 runs one CPU cycle
     per clock). Anything else: argparse's one-line error, exit 2."""
-    parser.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
+    parser.add_argument("--colour-clocks", type=int, choices=(1, 3), default=DEFAULT_COLOUR_CLOCKS, metavar="{1,3}",
                         help="console configuration: colour clocks per clock (3: one CPU cycle per clock)")

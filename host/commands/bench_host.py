@@ -1,5 +1,5 @@
 """``nc2600 bench host``: raw ALE speed against the full evaluation loop, in the same run; one
-JSON line. The measurement and its fields are :mod:`host.bench.evaluator`'s; this module is the
+JSON line. The measurement and its fields are :mod:`nc2600.host.bench.host_loop`'s; this module is the
 command line."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import os
 import sys
 
-from hls_models.frame_skip import MAX_EPISODE_FRAMES
-from host.commands import DefaultsFormatter
-from host.errors import float_range, int_range
+from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
+from nc2600.host.commands import DefaultsFormatter
+from nc2600.host.errors import float_range, int_range
 
 
 def register(sub, groups):
@@ -22,18 +22,18 @@ def register(sub, groups):
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=4000, metavar="E",
                    help="episode cap in frames (the fabric's 24-bit limit)")
     p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    from host.bench.evaluator import measure
-    from host.verify.games import resolve_rom
+    from nc2600.host.bench.host_loop import measure
+    from nc2600.host.verify.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
-    from host.errors import require_memory, require_processes
-    from host.launcher.settings import RunConfig
+    from nc2600.host.errors import require_memory, require_processes
+    from nc2600.host.launcher.settings import RunConfig
     require_processes(workers, f"--workers {workers}")
     parts = RunConfig(workers=workers, envs_per_block=args.envs_per_block, policy=args.policy).memory_bytes()
     require_memory(parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"],
@@ -41,6 +41,6 @@ def main(args) -> int:
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
     result = measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames, args.policy, say)
     print(json.dumps(result))
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.bench_host(result))
     return 0

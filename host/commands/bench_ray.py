@@ -1,12 +1,12 @@
 """``nc2600 bench ray``: frames/s of ``--cluster ray`` (local) over the local backend, Ray's
 per-generation overhead against the population, and a labelled 720-core projection
-(see :mod:`host.bench.cluster`). Prints one JSON object."""
+(see :mod:`nc2600.host.bench.cluster`). Prints one JSON object."""
 from __future__ import annotations
 
 import json
 
-from host.commands import DefaultsFormatter
-from host.errors import int_range
+from nc2600.host.commands import DefaultsFormatter
+from nc2600.host.errors import int_range
 
 
 def _populations(text: str) -> tuple[int, ...]:
@@ -33,18 +33,18 @@ def register(sub, groups):
                    help="populations for the overhead part (default 100,1000,10000)")
     p.add_argument("--overhead-episode-frames", type=int_range(35, 10**6), default=40, metavar="E",
                    help="episode cap for the overhead part")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
-    p.set_defaults(func=main, uses_ray=lambda args: True)   # an embedded Ray driver (host.cli)
+    p.set_defaults(func=main, uses_ray=lambda args: True)   # an embedded Ray driver (nc2600.host.cli)
 
 
 def main(args) -> int:
-    from host.bench.cluster import measure
-    from host.verify.games import resolve_rom
+    from nc2600.host.bench.cluster import measure
+    from nc2600.host.verify.games import resolve_rom
     _, rom = resolve_rom(args.game, None)
     result = measure(rom, args.workers, args.envs_per_block, args.population, args.episode_frames, args.repeats,
                      args.overhead_populations, args.overhead_episode_frames)
     print(json.dumps(result), flush=True)
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.bench_ray(result))
     return 0

@@ -17,13 +17,13 @@ one run on the same program.
 """
 from __future__ import annotations
 
-from host.commands import DefaultsFormatter
+from nc2600.host.commands import DefaultsFormatter
 
 import argparse
 import json
 import sys
 
-from host.errors import UserError, int_range
+from nc2600.host.errors import UserError, int_range
 
 DEFAULT_MAX_CYCLES = 10_000_000
 
@@ -75,18 +75,18 @@ def register(subparsers, groups) -> None:
     bench.add_argument("--py65-instructions", type=int_range(1, 10**10), default=200_000, metavar="N",
                        help="instructions timed on py65")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(bench)
     bench.set_defaults(func=bench_cpu)
 
 
 def bench_cpu(args) -> int:
-    """``nc2600 bench cpu``: print the figures (see hwtools.cpu6507_harness.benchmark)."""
-    from hwtools.cpu6507_harness import benchmark, cocotb_benchmark
+    """``nc2600 bench cpu``: print the figures (see nc2600.hwtools.cpu6507_harness.benchmark)."""
+    from nc2600.hwtools.cpu6507_harness import benchmark, cocotb_benchmark
 
     figures = benchmark(cycles=args.cycles, py65_instructions=args.py65_instructions)
     figures["cocotb_cycles_per_s"] = cocotb_benchmark(args.cocotb_cycles) if args.cocotb_cycles else None
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.bench_cpu(figures))
     if args.json:
         sys.stdout.write(json.dumps(figures) + "\n")
@@ -103,7 +103,7 @@ def bench_cpu(args) -> int:
 
 def load_image(path: str, load: int) -> bytes:
     """Read the image file and check that it fits at ``load`` in 64 KiB (UserError if not)."""
-    from host.errors import read_regular_file
+    from nc2600.host.errors import read_regular_file
     data = read_regular_file(path, 0x10000, "image")
     if not data:
         raise UserError(f"image {path!r} is empty; give the bytes to run")
@@ -115,9 +115,9 @@ def load_image(path: str, load: int) -> bytes:
 
 def run(args) -> int:
     data = load_image(args.image, args.load)
-    from hwtools.cpu6507_harness import Cpu6507Harness
+    from nc2600.hwtools.cpu6507_harness import Cpu6507Sim
 
-    harness = Cpu6507Harness(decimal=args.decimal)
+    harness = Cpu6507Sim(decimal=args.decimal)
     harness.memory[:] = 0
     harness.memory[args.load:args.load + len(data)] = list(data)
     harness.load_state(a=0, x=0, y=0, sp=0xFF, p=0x20, pc=args.start)

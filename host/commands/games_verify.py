@@ -1,6 +1,6 @@
 """``nc2600 games verify``: check the game rules table against ALE, frame by frame.
 
-The check is :mod:`host.verify.games_verify`'s (ALE with the project's settings plays random actions;
+The check is :mod:`nc2600.host.verify.games_verify`'s (ALE with the project's settings plays random actions;
 after every frame the rule's reward, game over and lives, computed from ALE's RAM, are
 compared with ALE's own); this module is the command line.
 
@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 import time
 
-from host.commands import DefaultsFormatter
-from host.errors import UserError, int_range, probability, seed_int
-from host.verify.games_verify import CI_SAMPLE, verify_games
-from host.launcher.progress import Heartbeat
+from nc2600.host.commands import DefaultsFormatter
+from nc2600.host.errors import UserError, int_range, probability, seed_int
+from nc2600.host.verify.games_verify import CI_SAMPLE, verify_games
+from nc2600.host.launcher.progress import Heartbeat
 
 
 def run(args) -> int:
-    from hls_models.game_rules import RuleError, load_rules
-    from host.cluster.ray_cluster import check_cluster_options
+    from nc2600.hls_models.game_rules import RuleError, load_rules
+    from nc2600.host.cluster.ray_cluster import check_cluster_options
     check_cluster_options(args)
 
     try:
@@ -33,7 +33,7 @@ def run(args) -> int:
         names = list(CI_SAMPLE)
     elif args.game:
         names = []
-        from host.verify.games import check_game_name
+        from nc2600.host.verify.games import check_game_name
         for g in args.game:
             check_game_name(g, rules)
             names.append(g)
@@ -84,7 +84,7 @@ def run(args) -> int:
         rows.close()
 
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
-    from host.report import record_figures, results as records
+    from nc2600.host.report import record_figures, results as records
     records.write_figures(args, record_figures.games_verify(results, args.frames))
     if args.json:   # JSON Lines: one object per run (above), then the summary
         print(json.dumps({"summary": {"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke,
@@ -126,8 +126,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--jobs", type=int_range(1, 256), default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true",
                    help="JSON Lines: one object per game (and mode) as each finishes, then a summary line")
-    from host.cluster.ray_cluster import add_cluster_options
+    from nc2600.host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

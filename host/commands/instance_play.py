@@ -1,8 +1,8 @@
 """``nc2600 instance-play``: play episodes of one individual on the fabric instance RTL.
 
-The Verilated instance (:mod:`hw.instance`) runs each episode itself (no-op start, FIRE, frame
+The Verilated instance (:mod:`nc2600.hw.instance`) runs each episode itself (no-op start, FIRE, frame
 skip, preprocessor, action select) behind its AXI4-Lite interface; the host driver
-(:mod:`host.drivers.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
+(:mod:`nc2600.host.drivers.instance`) loads the game and the int8 parameters, replays ALE's reset sequence and
 answers the per-frame rules. The episode start state is replayed for the first episode and
 restored from the harness's model snapshot for the others (``--replay-reset``: replay it every
 episode, as a board does). ``--ale`` plays the same episodes on ALE with the same int8 network
@@ -13,9 +13,9 @@ episode and the cycles per decision by phase. ``--fst PATH`` records a waveform 
 of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-after`` clocks
 past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
 file appears under its name only when complete, ``PATH.partial`` until then).
-The instance has the array engine (:mod:`hw.policy_array`, ``--array RxC``, by default the shape of
-:mod:`hls_models.engines`, 16x16) unless ``--engine lane`` (that module's 16-lane engine,
-:mod:`hw.policy_engine`), with the three-colour-clock console
+The instance has the array engine (:mod:`nc2600.hw.policy_array`, ``--array RxC``, by default the shape of
+:mod:`nc2600.hls_models.engines`, 16x16) unless ``--engine lane`` (that module's 16-lane engine,
+:mod:`nc2600.hw.policy_engine`), with the three-colour-clock console
 (one CPU cycle per clock) unless ``--colour-clocks 1``.
 """
 from __future__ import annotations
@@ -25,20 +25,20 @@ import os
 import sys
 from pathlib import Path
 
-from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from host.errors import UserError
+from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from nc2600.host.errors import UserError
 
 
 def run(args) -> int:
     import numpy as np
 
-    from hls_models.cartridge import detect_mapper
-    from hls_models.policy_int8 import quantize
-    from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
-    from host.verify.games import game_info, resolve_rom
-    from host.launcher.policy import n_params
-    from host.launcher.run import calibration_observations
-    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+    from nc2600.hls_models.cartridge import detect_mapper
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
+    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     name, path = resolve_rom(game=args.game)
     mapper = detect_mapper(open(path, "rb").read())
@@ -57,7 +57,7 @@ def run(args) -> int:
     if flat.ndim != 1 or flat.shape[0] != n_params(n_actions) or not np.issubdtype(flat.dtype, np.floating):
         raise UserError(f"--params: expected a 1-D float vector of {n_params(n_actions)} parameters for {name} "
                         f"({n_actions} actions), got {flat.dtype} {flat.shape}")
-    from host.launcher.play import check_finite
+    from nc2600.host.launcher.play import check_finite
     with np.errstate(over="ignore"):           # beyond float32 becomes inf: refused below
         flat = check_finite(flat.astype(np.float32), f"--params {args.params}")
     if args.episodes <= 0 or args.episode_frames <= 0:
@@ -71,25 +71,25 @@ def run(args) -> int:
         if fst.is_dir() or not fst.parent.is_dir() or not os.access(fst.parent, os.W_OK):
             raise UserError(f"--fst: {args.fst} is not a writable file path")
         partial = fst.with_name(fst.name + ".partial")
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.hwtools.instance_harness import InstanceSim
     sim = InstanceSim(info.screen_height, info.display, trace=fst is not None,
-                      colour_clocks_per_cycle=args.colour_clocks, engine=args.engine, rows=rows, cols=cols)
-    runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames,
+                      colour_clocks=args.colour_clocks, engine=args.engine, rows=rows, cols=cols)
+    runner = InstanceEpisodeRunner(InstanceDriver(sim), name, path, 4, args.episode_frames,
                                  restore=not args.replay_reset)
     if fst is not None:
         runner.trace_next_episode(partial, args.fst_cycles, args.fst_after)
     import time
     ale = None
     if args.ale:
-        from host.launcher.instance import AleInstance
-        ale = AleInstance(path, 4, 0.0, args.episode_frames)
+        from nc2600.host.launcher.env import AleEnv
+        ale = AleEnv(path, 4, 0.0, args.episode_frames)
     differ = 0
     for e in range(args.episodes):
         seed = args.seed + e
         t0, c0 = time.perf_counter(), time.process_time()
         try:
             ep = runner.run(seed, qp)
-        except FabricError as exc:
+        except InstanceError as exc:
             raise UserError(f"{name}: {exc}") from None
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         per = {k: round(v / max(ep.decisions, 1), 1) for k, v in ep.cycles.items()}
@@ -98,7 +98,7 @@ def run(args) -> int:
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed",
                "engine": args.engine, **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
-               "colour_clocks_per_cycle": args.colour_clocks,
+               "colour_clocks": args.colour_clocks,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if ale is not None:
             c0 = time.process_time()
@@ -135,16 +135,16 @@ def run(args) -> int:
 
 
 def _array_shape(args) -> tuple[int, int]:
-    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`host.errors.array_shape`; the
-    default :data:`hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS`` when not given, also with
+    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`nc2600.host.errors.array_shape`; the
+    default :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS`` when not given, also with
     ``--engine lane``, whose instance ignores it), checked with the instance's rule for the
-    console configuration (:func:`hwtools.instance_harness.check_config`: the engine's shape and
+    console configuration (:func:`nc2600.hwtools.instance_harness.check_config`: the engine's shape and
     the preprocessor's word stack).
 
     Raises:
         UserError: ``--array`` with ``--engine lane``, or a shape the instance does not take.
     """
-    from hwtools.instance_harness import check_config
+    from nc2600.hwtools.instance_harness import check_config
     if args.engine == "lane":
         if args.array is not None:
             raise UserError("--array applies to the array engine, not --engine lane")
@@ -158,8 +158,8 @@ def _array_shape(args) -> tuple[int, int]:
 
 
 def register(subparsers, groups) -> None:
-    from hls_models.frame_skip import MAX_EPISODE_FRAMES
-    from host.errors import array_shape, int_range, non_negative_int, positive_int
+    from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
+    from nc2600.host.errors import array_shape, int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")

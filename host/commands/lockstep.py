@@ -1,11 +1,11 @@
 """``nc2600 lockstep``: the console RTL and ALE frame by frame from power-on.
 
-The comparison and its result record are :mod:`host.verify.lockstep`'s (per game: ``game, mapper,
+The comparison and its result record are :mod:`nc2600.host.verify.lockstep`'s (per game: ``game, mapper,
 frames_compared, first_ram_mismatch_frame, first_screen_mismatch_frame`` and, at the first
 mismatch, the differing RAM addresses or pixels with the RTL's PC, scanline and cycle count);
 this module is the command line.
 
-Every record names the console RTL compared (``colour_clocks_per_cycle``); ``rtl_fps`` is the
+Every record names the console RTL compared (``colour_clocks``); ``rtl_fps`` is the
 RTL's own stepping in wall-clock frames per second (ALE and the comparison left out).
 
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
@@ -15,7 +15,7 @@ are listed as ``unsupported``),
 ``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game. ``--json`` prints
 JSON Lines: one object per game, then (``--games``/``--all``) one ``{"summary": ...}`` line.
 ``--results PATH`` (with ``--games``/``--all``) keeps every finished game's record in a file
-(:class:`host.verify.lockstep.ResultsFile`); run again with the same options and RTL, the games already
+(:class:`nc2600.host.verify.lockstep.ResultsFile`); run again with the same options and RTL, the games already
 there are not run again: their rows come first, from the file, and a line on stderr says how
 many (a sweep of CPU-hours survives being cut off).
 """
@@ -24,10 +24,10 @@ from __future__ import annotations
 import json
 import time
 
-from host.errors import UserError, int_range, positive_int, seed_int
-from host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
+from nc2600.host.errors import UserError, int_range, positive_int, seed_int
+from nc2600.host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
                            run_identity)
-from host.launcher.progress import Heartbeat
+from nc2600.host.launcher.progress import Heartbeat
 
 
 def run(args) -> int:
@@ -40,7 +40,7 @@ def run(args) -> int:
 
 
 def _run(args, opened: list) -> int:
-    from host.verify.games import loadable_games, resolve_rom
+    from nc2600.host.verify.games import loadable_games, resolve_rom
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
     if args.seed is not None and args.actions != "random":
@@ -49,7 +49,7 @@ def _run(args, opened: list) -> int:
         args.seed = 0
     if args.actions not in ("random", "noop"):
         action_sequence(args.actions, args.frames, [], 0)   # an action file is checked once, before any game runs
-    from host.cluster.ray_cluster import check_cluster_options
+    from nc2600.host.cluster.ray_cluster import check_cluster_options
     check_cluster_options(args)
     multi = bool(args.all or args.games is not None)
     if args.all:
@@ -72,21 +72,21 @@ def _run(args, opened: list) -> int:
         if not multi:
             raise UserError("--results needs --games or --all")
         store = ResultsFile(args.results, lambda: run_identity(args.frames, args.seed, args.actions,
-                                                               args.colour_clocks_per_cycle))
+                                                               args.colour_clocks))
         opened.append(store)
         kept = [g for g in games if g in store.records]
-        from host.cluster.supervisor import set_interrupt_hint
+        from nc2600.host.cluster.supervisor import set_interrupt_hint
         set_interrupt_hint(f"; the finished games are kept in {args.results}: the same command continues")
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
               f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)
     # a line on stderr at least every HEARTBEAT_S seconds while no row is printed
     heartbeat, t0 = Heartbeat(), time.monotonic()
-    config = {"colour_clocks_per_cycle": args.colour_clocks_per_cycle}   # which console RTL: in every record shown
+    config = {"colour_clocks": args.colour_clocks}   # which console RTL: in every record shown
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
         with heartbeat.running(lambda: f"lockstep: 0/1 games done, {games[0]} running, {time.monotonic() - t0:.0f} s"):
             results = [{**lockstep_game(games[0], args.frames, args.seed, args.actions,
-                                        colour_clocks_per_cycle=args.colour_clocks_per_cycle), **config}]
+                                        colour_clocks=args.colour_clocks), **config}]
     else:
         header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL frames/s (wall)':>19}"
         if not args.json:
@@ -108,7 +108,7 @@ def _run(args, opened: list) -> int:
         # so an interrupt loses no finished game while an earlier one still runs; rows are printed
         # in the order given, each once it and the ones before it have finished
         rows = lockstep_games(todo, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address,
-                              colour_clocks_per_cycle=args.colour_clocks_per_cycle, ordered=False)
+                              colour_clocks=args.colour_clocks, ordered=False)
         finished: dict = {}
         status = lambda: (f"lockstep: {len(results) + len(finished)}/{len(games)} games done, "  # noqa: E731
                           f"{time.monotonic() - t0:.0f} s")
@@ -128,8 +128,8 @@ def _run(args, opened: list) -> int:
         finally:
             rows.close()
     n = sum(r["match"] for r in results)
-    from host.report import record_figures, results as records
-    records.write_figures(args, record_figures.lockstep(n, len(results), args.frames, args.colour_clocks_per_cycle,
+    from nc2600.host.report import record_figures, results as records
+    records.write_figures(args, record_figures.lockstep(n, len(results), args.frames, args.colour_clocks,
                                                                 store.identity["rtl"] if store is not None else None))
     if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
         print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
@@ -138,7 +138,7 @@ def _run(args, opened: list) -> int:
                          if multi else results[0]), flush=True)
     elif multi:
         print(f"{n}/{len(results)} games exact for their compared frames (console RTL: "
-              f"{_console_words(args.colour_clocks_per_cycle)})")
+              f"{_console_words(args.colour_clocks)})")
     else:
         r = results[0]
         for k, v in r.items():
@@ -146,9 +146,9 @@ def _run(args, opened: list) -> int:
     return 0 if all(r["match"] for r in results) else 1
 
 
-def _console_words(colour_clocks_per_cycle: int) -> str:
-    return ("one colour clock per clock (rtl/console.v)" if colour_clocks_per_cycle == 1 else
-            f"{colour_clocks_per_cycle} colour clocks per clock (rtl/console{colour_clocks_per_cycle}.v)")
+def _console_words(colour_clocks: int) -> str:
+    return ("one colour clock per clock (rtl/console_cc1.v)" if colour_clocks == 1 else
+            f"{colour_clocks} colour clocks per clock (rtl/console{colour_clocks}.v)")
 
 
 def _plain(v) -> str:
@@ -180,10 +180,10 @@ def register(subparsers, groups) -> None:
     p.add_argument("--results", metavar="PATH",
                    help="with --games/--all: keep each finished game's record in PATH (JSON Lines); run again "
                         "with the same options and RTL, the games already there are not run again")
-    from host.commands import add_colour_clocks_option
+    from nc2600.host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
-    from host.cluster.ray_cluster import add_cluster_options
+    from nc2600.host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

@@ -1,12 +1,12 @@
 """``nc2600 mesh``: project GA throughput on the 432-node 3D-mesh fabric; ``nc2600 bench mesh``.
 
-``nc2600 mesh`` runs :func:`mesh_sim.project.simulate` (or :func:`mesh_sim.project.calibrate`
+``nc2600 mesh`` runs :func:`nc2600.mesh_sim.project.simulate` (or :func:`nc2600.mesh_sim.project.calibrate`
 with ``--calibrate``) and prints the report: one JSON object with ``--json``, else a short
 summary. Main fields:
 
 ``projected_fps``            counted frames (frame skip and no-op starts included) / makespan
 ``ceiling_fps``              instances x clock / clocks per frame (2.09 M published; clocks per frame =
-                             colour clocks per frame / ``--colour-clocks-per-cycle``)
+                             colour clocks per frame / ``--colour-clocks``)
 ``utilization``              projected_fps / ceiling_fps
 ``lost_evaluations``         planned (generation, kind, individual, episode) never accepted (must be 0)
 ``duplicated_evaluations``   extra acceptances of an evaluation (must be 0)
@@ -29,7 +29,7 @@ one generation on a 10,368-node mesh (384 cards; target < 10 s) for each schedul
 """
 from __future__ import annotations
 
-from host.commands import DefaultsFormatter
+from nc2600.host.commands import DefaultsFormatter
 
 import argparse
 import json
@@ -37,13 +37,13 @@ import sys
 import time
 from pathlib import Path
 
-from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, array_shape, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
+from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.errors import UserError, array_shape, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
-    from mesh_sim.topology import parse_shape
+    from nc2600.mesh_sim.topology import parse_shape
     try:
         return parse_shape(text)
     except ValueError as exc:
@@ -51,9 +51,9 @@ def _shape(text: str):
 
 
 def _episode_steps(text: str) -> str:
-    """argparse type: an episode-length spec that :class:`mesh_sim.workload.EpisodeDistribution`
+    """argparse type: an episode-length spec that :class:`nc2600.mesh_sim.workload.EpisodeDistribution`
     takes (``fixed:N``, ``uniform:LO:HI``, ``lognormal:MEDIAN:SIGMA``), returned as given."""
-    from mesh_sim.workload import EpisodeDistribution
+    from nc2600.mesh_sim.workload import EpisodeDistribution
     try:
         EpisodeDistribution(text)
     except ValueError as exc:
@@ -61,7 +61,7 @@ def _episode_steps(text: str) -> str:
     return text
 
 
-#: the options of a drawn workload (``mesh_sim.workload.synthetic_workload``), which ``--run``'s
+#: the options of a drawn workload (``nc2600.mesh_sim.workload.synthetic_workload``), which ``--run``'s
 #: recorded episodes replace
 _SYNTHETIC = ("population", "episodes", "elite_candidates", "elite_episodes", "test_episodes", "episode_steps",
               "episode_frames", "frame_skip", "seed")
@@ -93,7 +93,7 @@ def register(subparsers, groups):
                    help="fabric clock in MHz, 0.001 (1 kHz) to 10000")
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
-    m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
+    m.add_argument("--colour-clocks", type=int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
     m.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
@@ -102,7 +102,7 @@ def register(subparsers, groups):
     m.add_argument("--array", type=array_shape, default=None, metavar="RxC",
                    help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; checked for "
                         "the run's network, else the small one): the decision path's default cycles "
-                        "from its model (hls_models.policy_array.inference_cycles) for the action count "
+                        "from its model (nc2600.hls_models.policy_array.inference_cycles) for the action count "
                         "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
                    help=f"MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default {DEFAULT_LANES}, or "
@@ -174,18 +174,18 @@ def register(subparsers, groups):
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--big-cards", type=int_range(1, _CARDS), default=384, metavar="C",
                    help="cards of the large mesh (384 x 27 = 10,368 nodes)")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(b)
     b.set_defaults(func=run_bench)
 
 
 def _engine_shape(args) -> tuple[int, int] | None:
     """The array engine's ``(rows, cols)`` for the options (``--array RxC``, parsed by
-    :func:`host.errors.array_shape`; :data:`hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
+    :func:`nc2600.host.errors.array_shape`; :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
     when not given), or None with ``--engine lane``. The shape is checked for the network (the
     run's, else the small one), and the inference cycles of either engine are its model's for the
     action count (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives
-    them, by :func:`mesh_sim.project.build`.
+    them, by :func:`nc2600.mesh_sim.project.build`.
 
     Raises:
         UserError: ``--lanes`` without ``--engine lane``, or ``--array`` with it.
@@ -200,12 +200,12 @@ def _engine_shape(args) -> tuple[int, int] | None:
 
 
 def _options(args):
-    from mesh_sim.project import MeshOptions
+    from nc2600.mesh_sim.project import MeshOptions
     array = _engine_shape(args)
     return MeshOptions(
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
-        colour_clocks_per_cycle=args.colour_clocks_per_cycle,
+        colour_clocks=args.colour_clocks,
         lanes=args.lanes, array=array, n_actions=args.n_actions, reset_frames=args.reset_frames,
         inference=args.inference, inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
@@ -218,7 +218,7 @@ def _options(args):
 
 
 def _write_atomic(path: str, text: str):
-    from host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(Path(path), text.encode())
 
 
@@ -246,7 +246,7 @@ def _summary(rep: dict) -> str:
     lines = [
         f"mesh {t['mesh']} ({_count(t['cards'], 'card')} of {t['card_shape']}), {_count(t['nodes'], 'node')}, "
         f"{_count(t['links'], 'link')}, {_count(t['instances'], 'instance')}, diameter {_count(t['diameter_hops'], 'hop')}",
-        f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_cycle']} colour clock(s) per clock, "
+        f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks']} colour clock(s) per clock, "
         f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
         f"({i['instance_fps']:.0f} frames/s), "
         + (f"array engine {i['array']}" if i["engine"] == "array" else f"lane engine, {i['lanes']} lanes")
@@ -279,15 +279,15 @@ def _given(args, exclude=(), only=None) -> list[str]:
 
 
 def _check_memory(args) -> None:
-    """Refuse a drawn workload whose evaluations (:func:`mesh_sim.project.planned_evaluations`, the
+    """Refuse a drawn workload whose evaluations (:func:`nc2600.mesh_sim.project.planned_evaluations`, the
     largest calibration case's with ``--calibrate``) need more memory than is available, at
-    :data:`mesh_sim.project.BYTES_PER_EVALUATION` each: each option is in range, but e.g.
+    :data:`nc2600.mesh_sim.project.BYTES_PER_EVALUATION` each: each option is in range, but e.g.
     ``--population 100000 --generations 1000 --episodes 1000`` asks for 10^11 evaluations.
 
     Raises:
-        UserError: the memory needed exceeds :func:`host.errors.available_memory`.
+        UserError: the memory needed exceeds :func:`nc2600.host.errors.available_memory`.
     """
-    from mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
+    from nc2600.mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
     if args.calibrate:
         n = max(planned_evaluations(o) for _, o in calibration_cases(args.generations or 4))
         what = f"--calibrate --generations {args.generations or 4} ({n:,} evaluations in its largest case)"
@@ -303,9 +303,9 @@ def _check_memory(args) -> None:
 
 
 def run_mesh(args) -> int:
-    from mesh_sim.project import calibrate, simulate
+    from nc2600.mesh_sim.project import calibrate, simulate
     if args.out is not None:
-        from host.launcher.rundir import check_output_file
+        from nc2600.host.launcher.rundir import check_output_file
         check_output_file(args.out)
     if args.calibrate:
         # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore
@@ -316,7 +316,7 @@ def run_mesh(args) -> int:
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
     elif args.run_dir and not args.run_dir.isspace() and (drawn := _given(args, only=_SYNTHETIC)):
         # the run's recorded episodes are the workload: a drawn workload's option does not apply to them
-        # (an empty --run is refused by mesh_sim.workload.load_run, as such)
+        # (an empty --run is refused by nc2600.mesh_sim.workload.load_run, as such)
         raise UserError(f"--run replays the run's recorded episodes; {', '.join(drawn)} "
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
@@ -358,7 +358,7 @@ def run_mesh(args) -> int:
 
 
 def run_bench(args) -> int:
-    from mesh_sim.project import MeshOptions, simulate
+    from nc2600.mesh_sim.project import MeshOptions, simulate
     rows = []
     for label, opts, target in (
             ("published, 1 generation", MeshOptions(generations=1), 1.0),
@@ -373,7 +373,7 @@ def run_bench(args) -> int:
                          "messages": rep["messages"], "message_hops": rep["message_hops"],
                          "wall_s": wall, "target_s": target, "met": wall < target,
                          "projected_fps": rep["projected_fps"]})
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.bench_mesh(rows))
     if args.json:
         print(json.dumps({"bench": "mesh", "rows": rows}))

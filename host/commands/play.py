@@ -1,12 +1,12 @@
-"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`host.launcher.play`)."""
+"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`nc2600.host.launcher.play`)."""
 from __future__ import annotations
 
 import json
 import os
 import sys
 
-from hls_models.frame_skip import MAX_EPISODE_FRAMES
-from host.errors import UserError, float_range, int_range, probability, seed_int
+from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
+from nc2600.host.errors import UserError, float_range, int_range, probability, seed_int
 
 
 def register(sub, groups):
@@ -45,9 +45,9 @@ def register(sub, groups):
 def main(args) -> int:
     import numpy as np
 
-    from host.launcher import play
-    from host.errors import require_memory
-    from host.launcher.rundir import check_output_file
+    from nc2600.host.launcher import play
+    from nc2600.host.errors import require_memory
+    from nc2600.host.launcher.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
     agent = play.load_agent(args.run, args.individual)
@@ -66,7 +66,7 @@ def main(args) -> int:
     workers = min(workers, args.episodes)
     k = max(1, min(6, -(-args.episodes // (2 * workers))))
     cfg.workers, cfg.envs_per_block = workers, k
-    from host.errors import require_processes
+    from nc2600.host.errors import require_processes
     require_processes(workers, f"--workers {workers}")
     require_memory(sum(cfg.memory_bytes().values()) - 4 * cfg.noise_table_size
                    - cfg.memory_bytes()["population parameters"], f"--workers {workers}")
@@ -75,7 +75,7 @@ def main(args) -> int:
         who = "elite" if args.individual in (None, 0) else f"i{args.individual}"
         # the text as given: Path("") would be "." (a folder) and hide an empty --video
         if args.video is None:
-            from host.launcher.rundir import RunFolder
+            from nc2600.host.launcher.rundir import RunFolder
             owner = RunFolder(args.run).lock_owner()
             if owner is not None:       # never write into a folder a live run holds
                 raise UserError(f"--run {args.run!r} is in use by a running nc2600 (pid {owner}); the default "

@@ -1,15 +1,15 @@
 """``nc2600 preprocessor``: the frame preprocessor model (and RTL) against ALE's own frames.
 
-The checks and the exit rule are :mod:`host.verify.preprocessor`'s; this module is the command line.
+The checks and the exit rule are :mod:`nc2600.host.verify.preprocessor`'s; this module is the command line.
 """
 from __future__ import annotations
 
 import json
 
-from hls_models.preprocessor import FRAME_SKIP
-from host.commands import DefaultsFormatter
-from host.errors import int_range, require_memory, seed_int
-from host.verify.preprocessor import passed, run_preprocess
+from nc2600.hls_models.preprocessor import FRAME_SKIP
+from nc2600.host.commands import DefaultsFormatter
+from nc2600.host.errors import int_range, require_memory, seed_int
+from nc2600.host.verify.preprocessor import passed, run_preprocess
 
 
 def _main(args) -> int:

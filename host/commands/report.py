@@ -3,24 +3,24 @@
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
 Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the array
-engine's, ``--array RxC``, by default the shape in :mod:`hls_models.engines`, 16x16, or with
+engine's, ``--array RxC``, by default the shape in :mod:`nc2600.hls_models.engines`, 16x16, or with
 ``--engine lane`` the lane engine's, ``--lanes``), measures
 the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
 ceiling. Every figure says how it was obtained and which command reproduces it; a block that
-is not built yet is listed as missing. See :mod:`host.report.throughput`.
+is not built yet is listed as missing. See :mod:`nc2600.host.report.throughput`.
 """
 from __future__ import annotations
 
-from host.commands import DefaultsFormatter
+from nc2600.host.commands import DefaultsFormatter
 
 import shlex
 import sys
 import time
 
-from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from host.errors import UserError, array_shape, clock_mhz, int_range, mac_lanes, seed_int
+from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from nc2600.host.errors import UserError, array_shape, clock_mhz, int_range, mac_lanes, seed_int
 
 
 def register(subparsers, groups):
@@ -45,16 +45,16 @@ def register(subparsers, groups):
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from host.report import measure, render
-    from host.report import throughput as report
-    from hls_models.frame_skip import NOOP_MAX
-    from hls_models.platform import FRAME_SKIP
+    from nc2600.host.report import measure, render
+    from nc2600.host.report import throughput as report
+    from nc2600.hls_models.frame_skip import NOOP_MAX
+    from nc2600.hls_models.platform import FRAME_SKIP
     # the instance's episode starts with up to NOOP_MAX no-op frames and needs one decision after
     # them (the rule `nc2600 run --episode-frames` has); the preprocessor's latency needs one
     # decision's frames
@@ -71,7 +71,7 @@ def run(args) -> int:
     if args.engine == "array" and args.lanes is not None:
         raise UserError("--lanes applies to the lane engine: give --engine lane")
     if args.engine == "array":
-        from hwtools.instance_harness import check_config
+        from nc2600.hwtools.instance_harness import check_config
         array = (DEFAULT_ROWS, DEFAULT_COLS) if args.array is None else args.array
         try:
             check_config(1, "array", *array)
@@ -80,10 +80,10 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
-    from host.verify.games import resolve_rom
+    from nc2600.host.verify.games import resolve_rom
     for g in games:                  # an unknown game: refused before the folder is made
         resolve_rom(game=g)
-    from host.launcher.rundir import prepare_output_folder
+    from nc2600.host.launcher.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
@@ -103,7 +103,7 @@ def run(args) -> int:
             print(f"{f.game or '':14s} {f.name:60s} {render._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.report(result["figures"]))
     print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")
     return 0

@@ -1,5 +1,5 @@
 """``nc2600 results``: the results page ``docs/results.md`` generated from the records in
-``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.report.results`).
+``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`nc2600.host.report.results`).
 A ``--records`` folder holding no records (no ``*.jsonl`` file, or only empty ones) is refused
 (one line, exit 2) and nothing is written."""
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from host.commands import DefaultsFormatter
-from host.errors import UserError
+from nc2600.host.commands import DefaultsFormatter
+from nc2600.host.errors import UserError
 
 
 def register(sub, groups):
-    from host.report import results
+    from nc2600.host.report import results
     p = sub.add_parser("results", help="generate docs/results.md from the results records",
                        formatter_class=DefaultsFormatter)
     p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records (at least one record)")
@@ -25,7 +25,7 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host.report import results
+    from nc2600.host.report import results
     if not Path(args.records).is_dir():
         raise UserError(f"--records {args.records!r} is not a folder")
     try:
@@ -42,7 +42,7 @@ def main(args) -> int:
         print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}",
               file=sys.stderr)
         return 0 if same else 1
-    from host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(out, text.encode("utf-8"))
     print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0

@@ -1,4 +1,4 @@
-"""``nc2600 run``: the neuroevolution launcher (see :mod:`host.launcher.run`)."""
+"""``nc2600 run``: the neuroevolution launcher (see :mod:`nc2600.host.launcher.run`)."""
 from __future__ import annotations
 
 import argparse
@@ -9,14 +9,14 @@ import sys
 import time
 from pathlib import Path
 
-from host.errors import UserError, float_range, int_range, probability, seed_int
+from nc2600.host.errors import UserError, float_range, int_range, probability, seed_int
 
 _D = None  # every option defaults to None so that --resume can tell what was given
 
 
 def _option_type(f, metadata):
-    """The argparse type of a :class:`host.launcher.settings.RunConfig` field (see its ``setting``)."""
-    from host.launcher.settings import ES_L2_MAX, ES_LR_MAX, SIGMA_MAX, SIGMA_MIN
+    """The argparse type of a :class:`nc2600.host.launcher.settings.RunConfig` field (see its ``setting``)."""
+    from nc2600.host.launcher.settings import ES_L2_MAX, ES_LR_MAX, SIGMA_MAX, SIGMA_MIN
     kind, bound = metadata["type"], metadata["bound"]
     if bound is not None:
         return int_range(1, bound)
@@ -26,9 +26,9 @@ def _option_type(f, metadata):
 
 
 def option_fields() -> list:
-    """The :class:`~host.launcher.settings.RunConfig` fields that are options, in the help's order
+    """The :class:`~nc2600.host.launcher.settings.RunConfig` fields that are options, in the help's order
     (a field's ``after`` moves it behind the named one)."""
-    from host.launcher.settings import RunConfig
+    from nc2600.host.launcher.settings import RunConfig
     listed = [f for f in dataclasses.fields(RunConfig) if f.metadata["help"] is not None]
     for f in [f for f in listed if f.metadata["after"]]:
         listed.remove(f)
@@ -37,8 +37,8 @@ def option_fields() -> list:
 
 
 def register(sub, groups):
-    from host.launcher.evaluation import BACKENDS, CLUSTERS, choices_help, one_of
-    from host.launcher.settings import RunConfig
+    from nc2600.host.launcher.evaluation import BACKENDS, CLUSTERS, choices_help, one_of
+    from nc2600.host.launcher.settings import RunConfig
     d = RunConfig()
     p = sub.add_parser(
         "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an Atari game: on ALE, "
@@ -78,7 +78,7 @@ def register(sub, groups):
 
 def _uses_ray(args) -> bool:
     """Whether this run is a Ray driver (``--cluster ray``, or a ``--resume`` of a Ray run): the
-    CLI then runs it under :func:`host.cluster.supervisor.supervised_driver`. Bad input: False (the command
+    CLI then runs it under :func:`nc2600.host.cluster.supervisor.supervised_driver`. Bad input: False (the command
     reports it)."""
     try:
         return build(args)[0].cluster == "ray"
@@ -88,14 +88,14 @@ def _uses_ray(args) -> bool:
 
 def _option_name(name: str) -> str:
     """The option that sets the field ``name`` (``--no-video`` for ``video``)."""
-    from host.launcher.settings import RunConfig
+    from nc2600.host.launcher.settings import RunConfig
     f = next(f for f in dataclasses.fields(RunConfig) if f.name == name)
     return f.metadata["flag"] or "--" + name.replace("_", "-")
 
 
 def build(args) -> tuple:
     """(RunConfig, out_dir, resume) from parsed arguments; raises UserError."""
-    from host.launcher.settings import RESUME_MUTABLE, RunConfig
+    from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
     given = {f.name: getattr(args, f.name) for f in option_fields() if getattr(args, f.name, None) is not None}
     if args.resume is not None:
         if args.out is not None:
@@ -103,8 +103,8 @@ def build(args) -> tuple:
         if args.resume.strip() == "":
             raise UserError("--resume is empty; give the run folder")
         out = Path(args.resume)
-        from host.errors import read_regular_file
-        from host.launcher.settings import CONFIG_MAX_BYTES
+        from nc2600.host.errors import read_regular_file
+        from nc2600.host.launcher.settings import CONFIG_MAX_BYTES
         if not os.path.lexists(out / "config.json"):
             raise UserError(f"{str(out)!r} holds no run (config.json missing)")
         # a FIFO or a device there is refused at once (never a read that waits for a writer)
@@ -137,7 +137,7 @@ def build(args) -> tuple:
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
         setattr(cfg, k, v)
-    from host.launcher.settings import population_defaults
+    from nc2600.host.launcher.settings import population_defaults
     for k, v in population_defaults(cfg.population).items():   # those not given follow the population
         if k not in given:
             setattr(cfg, k, v)
@@ -151,9 +151,9 @@ def build(args) -> tuple:
 
 
 def main(args) -> int:
-    from host.errors import interrupt_name, sigterm_received
-    from host.launcher.evaluator import WorkerDied
-    from host.launcher.run import Run
+    from nc2600.host.errors import interrupt_name, sigterm_received
+    from nc2600.host.launcher.local_pool import WorkerDied
+    from nc2600.host.launcher.run import Run
     cfg, out, resume = build(args)
     progress = {"auto": None, "bar": True, "lines": False}[args.progress]
     run = Run(cfg, out, resume=resume, progress=progress)
@@ -174,7 +174,7 @@ def main(args) -> int:
         raise
     try:
         if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
-            from host.cluster.supervisor import set_interrupt_hint
+            from nc2600.host.cluster.supervisor import set_interrupt_hint
             set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
         where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
         print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "

@@ -3,30 +3,30 @@
 Beside the resources: the longest register-to-register path in 7-series logic levels (counted
 on the synth_xilinx netlist) with a rule-of-thumb MHz estimate, and with ``--pnr`` the Fmax
 measured by place and route on a Lattice ECP5-85 (nextpnr; a proxy device, not the Zynq-7045), or
-with ``--pnr nexus`` on a 28 nm Lattice LIFCL-40 (nextpnr-nexus; also a proxy, :mod:`hwtools.nexus`).
+with ``--pnr nexus`` on a 28 nm Lattice LIFCL-40 (nextpnr-nexus; also a proxy, :mod:`nc2600.hwtools.nexus`).
 
 Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family xc7``), the
 node total (two game instances: console, preprocessor, action select each) and how many
 copies fit a Zynq-7045 (capacities from Xilinx DS190). ``--block node`` synthesises the
-two-instance node of :mod:`hw.node` (two whole fabric instances and their AXI4-Lite
+two-instance node of :mod:`nc2600.hw.node` (two whole fabric instances and their AXI4-Lite
 demultiplexer) as one netlist instead. ``--json`` prints the whole report
 as one JSON object; ``--out DIR`` also writes ``synth.json`` and ``synth.txt`` there.
-See :mod:`hwtools.synth` for the script, the counting rules and the limits.
+See :mod:`nc2600.hwtools.synth` for the script, the counting rules and the limits.
 """
 from __future__ import annotations
 
-from host.commands import DefaultsFormatter
+from nc2600.host.commands import DefaultsFormatter
 
 import json
 import sys
 from pathlib import Path
 
-from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-from host.errors import UserError, array_shape, seed_int
+from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
+from nc2600.host.errors import UserError, array_shape, seed_int
 
 
 def register(subparsers, groups):
-    from hwtools.synth import FAMILIES
+    from nc2600.hwtools.synth import FAMILIES
     p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
@@ -52,27 +52,27 @@ def register(subparsers, groups):
     p.add_argument("--pnr-tmg-ripup", action="store_true",
                    help="with --pnr nexus: router2's timing-driven rip-up (nextpnr --tmg-ripup; router1, used where "
                         "router2 gives up, has none), cached apart from the default flow; slower (1-3 min more for the "
-                        "console), and a block far from 150 MHz may route for a long time (console3: over 14 min)")
+                        "console), and a block far from 150 MHz may route for a long time (console_cc3: over 14 min)")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys (and nextpnr with --pnr) even when a cached result exists")
-    from host.report.results import add_record_option
+    from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)
 
 
 def nexus_devices() -> tuple[str, ...]:
-    from hwtools.nexus import DEVICES
+    from nc2600.hwtools.nexus import DEVICES
     return DEVICES
 
 
 def _write(path: Path, text: str) -> None:
-    from host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 
 def run(args) -> int:
-    from hwtools import synth
+    from nc2600.hwtools import synth
     if args.lanes is not None:
-        from hls_models.policy_engine import check_lanes
+        from nc2600.hls_models.policy_engine import check_lanes
         try:
             check_lanes(args.lanes)
         except ValueError as exc:
@@ -81,7 +81,7 @@ def run(args) -> int:
             raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
     array = None
     if args.array is not None:
-        from hls_models.policy_array import check_shape
+        from nc2600.hls_models.policy_array import check_shape
         try:
             array = check_shape(*args.array)        # the small network's engine (rtl/policy_array.v)
         except ValueError as exc:
@@ -102,7 +102,7 @@ def run(args) -> int:
         raise UserError("--pnr-tmg-ripup applies to --pnr nexus")
     out = None
     if args.out is not None:
-        from host.launcher.rundir import prepare_output_folder
+        from nc2600.host.launcher.rundir import prepare_output_folder
         out = prepare_output_folder(args.out)
     try:
         avail = synth.available_blocks(args.lanes, args.block, array)
@@ -125,6 +125,6 @@ def run(args) -> int:
         _write(out / "synth.json", json.dumps(rep, indent=1))
         _write(out / "synth.txt", text + "\n")
     print(json.dumps(rep) if args.json else text)     # --json: one line (JSON Lines)
-    from host.report import record_figures, results
+    from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.synth(rep))
     return 0

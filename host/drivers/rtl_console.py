@@ -1,4 +1,4 @@
-"""The RTL console (Verilated ``hw.console``) driven exactly as ALE 0.12 drives its emulator.
+"""The RTL console (Verilated ``nc2600.hw.console``) driven exactly as ALE 0.12 drives its emulator.
 
 :class:`RtlConsole` replays, on the hardware model, what ``ALEInterface.loadROM`` does
 (ALE 0.12's source, ``src/ale/emucore`` and ``src/ale/environment``; ALE's ``Console.cxx``, ``M6532.cxx``,
@@ -15,8 +15,8 @@
    actions.
 
 The per-game data (YStart, HMOVE blanks, the ``setMode`` sequence, paddles, swapped ports,
-difficulty switches) is :mod:`hls_models.console_settings` (``console_settings.toml``); the
-starting actions are the rules table's (:mod:`hls_models.game_rules`).
+difficulty switches) is :mod:`nc2600.hls_models.console_settings` (``console_settings.toml``); the
+starting actions are the rules table's (:mod:`nc2600.hls_models.game_rules`).
 
 Every ``System::reset`` draws the RIOT timer (``25 + next() % 75``) and, for SuperChip
 cartridges, 128 new cartridge RAM bytes. After :meth:`RtlConsole.power_on`, each
@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.frame_skip import paddle_direction, paddle_needed, paddle_step
-from hwtools.console_harness import ConsoleSim, FrameResult
+from nc2600.hls_models.frame_skip import paddle_direction, paddle_needed, paddle_step
+from nc2600.hwtools.console_harness import ConsoleSim, FrameResult
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 __all__ = ["RtlConsole", "SYSTEM_SEED", "joystick_inputs", "paddle_inputs"]
 
@@ -90,7 +91,7 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
 
 def _default_mode(rom_path) -> int:
     """ALE's default game mode (the first of ``getAvailableModes``), from ale-py's settings."""
-    from host.verify.ale_oracle import open_ale
+    from nc2600.host.verify.ale_oracle import open_ale
     modes = list(open_ale(rom_path).getAvailableModes())
     return int(modes[0]) if modes else 0
 
@@ -109,22 +110,22 @@ class RtlConsole:
     """One RTL console running one game with ALE's power-on sequence.
 
     Args:
-        game: ALE ROM id (``host.verify.games.resolve_rom``); the mapper comes from the ROM
-            (:func:`hls_models.cartridge.detect_mapper`).
+        game: ALE ROM id (``nc2600.host.verify.games.resolve_rom``); the mapper comes from the ROM
+            (:func:`nc2600.hls_models.cartridge.detect_mapper`).
         seed: the system RNG seed (ALE's ``system_random_seed``).
-        sim: the console to drive (default: a new :class:`hwtools.console_harness.ConsoleSim`); any
+        sim: the console to drive (default: a new :class:`nc2600.hwtools.console_harness.ConsoleSim`); any
             object with its methods, e.g. a fabric instance's console
-            (:class:`host.drivers.fabric.MmioConsolePort`).
-        colour_clocks_per_cycle: the default console's configuration, 1 or 3
-            (:class:`hw.console.Console`); ignored when ``sim`` is given.
+            (:class:`nc2600.host.drivers.instance.MmioConsolePort`).
+        colour_clocks: the default console's configuration, 1 or 3
+            (:class:`nc2600.hw.console.Console`); ignored when ``sim`` is given.
     """
 
     def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED, sim=None,
-                 colour_clocks_per_cycle: int = 1):
-        from hls_models.cartridge import detect_mapper
-        from host.errors import UserError
-        from host.verify.games import game_info, resolve_rom
-        from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+                 colour_clocks: int = DEFAULT_COLOUR_CLOCKS):
+        from nc2600.hls_models.cartridge import detect_mapper
+        from nc2600.host.errors import UserError
+        from nc2600.host.verify.games import game_info, resolve_rom
+        from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
         name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
         self.game = name
         with open(path, "rb") as rom:
@@ -135,15 +136,15 @@ class RtlConsole:
         info = game_info(name, path) if rom_path is None else game_info(name, rom_path)
         self.pal = info.display == "PAL"
         self.height = info.screen_height
-        from hls_models.console_settings import console_settings
-        from hls_models.game_rules import load_rules
+        from nc2600.hls_models.console_settings import console_settings
+        from nc2600.hls_models.game_rules import load_rules
         self.settings = cs = console_settings(name)
         self.starting_actions = load_rules()[name].starting_action_ids
         self.ystart = cs.ystart
         self.hmove_blanks = cs.hmove_blanks
         self.sc = self.mapper in ("F8SC", "F6SC")
         self.rng = _Mt(seed)
-        self.sim = ConsoleSim(colour_clocks_per_cycle) if sim is None else sim
+        self.sim = ConsoleSim(colour_clocks) if sim is None else sim
         self.frames = 0
         self.frames_run = 0          #: ``update()`` calls since construction (power-on and reset included)
         self.last: FrameResult | None = None
@@ -241,7 +242,7 @@ class RtlConsole:
     def set_mode(self) -> None:
         """ALE's ``setMode`` for the game's default mode (first of its available modes), as
         the game's console settings describe it."""
-        from hls_models.console_settings import SelectMode
+        from nc2600.hls_models.console_settings import SelectMode
         sm = self.settings.setmode
         if sm == "double_dunk_menu":
             self._double_dunk_mode(self.default_mode)
@@ -278,9 +279,9 @@ class RtlConsole:
     # -- snapshots (simulation only) ------------------------------------------------
     def save_state(self):
         """Snapshot the console between frames: the Verilated model and harness
-        (:meth:`hwtools.console_harness.ConsoleSim.save_state`) and this object's own state (the
+        (:meth:`nc2600.hwtools.console_harness.ConsoleSim.save_state`) and this object's own state (the
         system RNG, paddle positions, switches, frame count), as ALE's ``cloneState`` takes
-        it. Needs a :class:`~hwtools.console_harness.ConsoleSim` (not a fabric port)."""
+        it. Needs a :class:`~nc2600.hwtools.console_harness.ConsoleSim` (not a fabric port)."""
         import copy
         return (self.sim.save_state(), copy.deepcopy((self.rng, self.paddle, self.swchb, self.frames, self.last)))
 

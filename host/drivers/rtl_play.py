@@ -1,7 +1,7 @@
 """Run the console RTL alone (no ALE emulation) and save what it did.
 
 From power-on through the same reset sequence ALE performs when it loads a ROM
-(:mod:`host.drivers.rtl_console`), then one action per frame (frame 0 is the first frame after
+(:mod:`nc2600.host.drivers.rtl_console`), then one action per frame (frame 0 is the first frame after
 that sequence, as for ALE's first ``act``). Writes into the output folder:
 
 * ``ram.npy``: (frames, 128) uint8, RIOT RAM after each frame;
@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from host.errors import UserError
+from nc2600.host.errors import UserError
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 
-def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks_per_cycle: int = 1) -> str:
+def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> str:
     """Play the actions of ``actions_path`` (``.npy``, 1-D integer ALE action ids, one per frame) on the
     console RTL of ``game`` from power-on and write the three arrays into ``out_folder`` (created if
     missing; a folder made here and left empty by a failure is removed). Returns the one-line summary
@@ -32,26 +33,26 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks_per_cy
     """
     import numpy as np
 
-    from hls_models.cartridge import detect_mapper
-    from host.verify.games import resolve_rom
-    from host.drivers.rtl_console import RtlConsole
-    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+    from nc2600.hls_models.cartridge import detect_mapper
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.drivers.rtl_console import RtlConsole
+    from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from host.verify.lockstep import load_action_file
+    from nc2600.host.verify.lockstep import load_action_file
     actions = load_action_file(actions_path, others="")
     import shutil
 
-    from host.errors import human_bytes, require_memory
+    from nc2600.host.errors import human_bytes, require_memory
     need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
     require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
     if not out_folder.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(out_folder)
-    from host.launcher.rundir import RunFolder, prepare_output_folder
+    from nc2600.host.launcher.rundir import RunFolder, prepare_output_folder
     if os.path.isdir(out_folder):
         owner = RunFolder(out_folder).lock_owner()
         if owner is not None:
@@ -77,7 +78,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks_per_cy
         if t.exists() and not t.is_file():
             raise UserError(f"--out: {t} exists and is not a file")
     try:
-        rtl = RtlConsole(name, path, colour_clocks_per_cycle=colour_clocks_per_cycle)
+        rtl = RtlConsole(name, path, colour_clocks=colour_clocks)
         rtl.power_on()
         n = len(actions)
         ram = np.zeros((n, 128), np.uint8)

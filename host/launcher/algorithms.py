@@ -28,8 +28,8 @@ from typing import Callable
 
 import numpy as np
 
-from host.launcher.noise import NoiseTable, genome_params, mutate
-from host.launcher.policy import init_network_params, n_params
+from nc2600.host.launcher.noise import NoiseTable, genome_params, mutate
+from nc2600.host.launcher.policy import init_network_params, n_params
 
 SEED_LIMIT = 2**31 - 1
 
@@ -70,8 +70,8 @@ def select_elite(candidates: list[int], scores: np.ndarray) -> int:
 class SeedListIndividuals:
     """``params_for`` of a GA/RS generation that also names each individual's seed-list genome,
     so that a remote evaluator can ship the genome (a few hundred bytes) instead of the vector
-    (:mod:`host.cluster.evaluator`). ``self(i)`` is individual ``order[i]``'s parameter vector,
-    :meth:`genome` its seed list; both describe the same parameters (:func:`host.launcher.noise.genome_params`
+    (:mod:`nc2600.host.cluster.ray_evaluator`). ``self(i)`` is individual ``order[i]``'s parameter vector,
+    :meth:`genome` its seed list; both describe the same parameters (:func:`nc2600.host.launcher.noise.genome_params`
     rebuilds the vector bit for bit)."""
 
     def __init__(self, params: np.ndarray, genomes: list[list[int]], order: list[int] | None = None):
@@ -90,7 +90,7 @@ class SeedListIndividuals:
 class ESIndividuals:
     """``params_for`` of an OpenAI-ES generation that also names each individual as a
     perturbation of the centre, so that a remote evaluator can ship the centre once and
-    ``(seed, sign)`` per individual (:mod:`host.cluster.evaluator`): individual ``i`` is
+    ``(seed, sign)`` per individual (:mod:`nc2600.host.cluster.ray_evaluator`): individual ``i`` is
     ``theta + sign * float32(sigma) * eps(seeds[i // 2])`` with ``sign = +1`` for even ``i``."""
 
     def __init__(self, theta: np.ndarray, seeds: list[int], sigma: float, noise: NoiseTable):

@@ -1,29 +1,29 @@
 """Game instances by backend name: the instances a worker process of the local evaluator plays.
 
-``ale`` is :class:`host.launcher.instance.AleInstance` (ale-py), ``rtl`` is
-:class:`host.drivers.rtl_instance.RtlInstance` (the Verilated console). The protocol itself lives in
-:mod:`host.launcher.instance`; the backends build on it, and this module sits above both. Which
-backends exist and where they run is the registry's (:mod:`host.launcher.evaluation`); the
+``ale`` is :class:`nc2600.host.launcher.env.AleEnv` (ale-py), ``rtl`` is
+:class:`nc2600.host.drivers.rtl_console_env.RtlConsoleEnv` (the Verilated console). The protocol itself lives in
+:mod:`nc2600.host.launcher.env`; the backends build on it, and this module sits above both. Which
+backends exist and where they run is the registry's (:mod:`nc2600.host.launcher.evaluation`); the
 ``fabric`` backend plays whole episodes in the hardware and has no per-frame instance here.
 """
 from __future__ import annotations
 
-from hls_models.platform import FRAME_SKIP
-from host.launcher.instance import AleInstance, Instance
-from host.drivers.rtl_instance import RtlInstance
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.launcher.env import AleEnv, GameEnv
+from nc2600.host.drivers.rtl_console_env import RtlConsoleEnv
 
 #: backend name -> instance class (``cls(rom_path, frame_skip, sticky, episode_frames)``)
-INSTANCES: dict[str, type[Instance]] = {"ale": AleInstance, "rtl": RtlInstance}
+ENVS: dict[str, type[GameEnv]] = {"ale": AleEnv, "rtl": RtlConsoleEnv}
 
 
 def make_instance(backend: str, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0,
-                  episode_frames: int = 20_000) -> Instance:
+                  episode_frames: int = 20_000) -> GameEnv:
     """Create an instance of the named backend: ``"ale"`` (ale-py) or ``"rtl"`` (the Verilated
-    console, :class:`host.drivers.rtl_instance.RtlInstance`).
+    console, :class:`nc2600.host.drivers.rtl_console_env.RtlConsoleEnv`).
 
     Raises:
         ValueError: unknown backend name.
     """
-    if backend not in INSTANCES:
-        raise ValueError(f"unknown backend {backend!r} (available: {', '.join(INSTANCES)})")
-    return INSTANCES[backend](rom_path, frame_skip, sticky, episode_frames)
+    if backend not in ENVS:
+        raise ValueError(f"unknown backend {backend!r} (available: {', '.join(ENVS)})")
+    return ENVS[backend](rom_path, frame_skip, sticky, episode_frames)

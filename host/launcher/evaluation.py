@@ -5,7 +5,7 @@ A *backend* is what plays the episodes (``ale``: ale-py processes with the polic
 console, preprocessor and int8 engine, through its register driver). A *cluster* is where the
 backend's evaluators run (``local``: processes on this machine; ``ray``: one evaluator actor per
 node of a Ray cluster). Every combination the registry allows gives an object with the
-:class:`Evaluator` protocol; the launcher (:mod:`host.launcher.run`) opens one through
+:class:`Evaluator` protocol; the launcher (:mod:`nc2600.host.launcher.run`) opens one through
 :func:`open_evaluator` and never asks which it drives.
 
 The registry is the one place that says:
@@ -40,11 +40,11 @@ class Evaluator(Protocol):
 
     def evaluate(self, jobs: Sequence, params_for: Callable[[int], Any],
                  on_result: Callable[[Any], None] | None = None) -> list:
-        """Play every job's episode (:class:`host.launcher.evaluator.Job`: individual, episode
+        """Play every job's episode (:class:`nc2600.host.launcher.local_pool.Job`: individual, episode
         seed) with the policy ``params_for(job.individual)`` (a float32 vector, or a quantised
-        policy for ``--policy int8``); returns one :class:`host.launcher.evaluator.EpisodeResult`
+        policy for ``--policy int8``); returns one :class:`nc2600.host.launcher.local_pool.EpisodeResult`
         per job, in job order, calling ``on_result`` as each arrives. Raises
-        :class:`host.launcher.evaluator.WorkerDied` when the evaluation cannot continue."""
+        :class:`nc2600.host.launcher.local_pool.WorkerDied` when the evaluation cannot continue."""
 
     def close(self) -> None:
         """Stop the workers; idempotent."""
@@ -56,10 +56,10 @@ class Evaluator(Protocol):
 
 @dataclass(frozen=True)
 class EvaluationSettings:
-    """The settings an evaluator is built from (the run's, :class:`host.launcher.run.RunConfig`).
+    """The settings an evaluator is built from (the run's, :class:`nc2600.host.launcher.run.RunConfig`).
 
     ``genome_spec`` (``n_actions, sigma, noise_size, noise_seed, calib_obs``) lets a cluster
-    ship seed lists instead of parameter vectors (see :class:`host.cluster.evaluator.RayEvaluator`);
+    ship seed lists instead of parameter vectors (see :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`);
     a local evaluator ignores it.
     """
     rom_path: Path
@@ -119,15 +119,15 @@ class Cluster:
 
 
 def _worker_pool(s: EvaluationSettings) -> Evaluator:
-    """``ale`` and ``rtl``: W worker processes over game instances (:class:`host.launcher.evaluator.Evaluator`)."""
-    from host.launcher.evaluator import Evaluator as WorkerPool
+    """``ale`` and ``rtl``: W worker processes over game instances (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator as WorkerPool
     return WorkerPool(s.rom_path, s.workers, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
                       s.backend, s.policy, network=s.network)
 
 
 def _fabric(s: EvaluationSettings) -> Evaluator:
-    """``fabric``: W worker processes, each with one Verilated instance (:class:`host.drivers.fabric.FabricEvaluator`)."""
-    from host.drivers.fabric import FabricEvaluator
+    """``fabric``: W worker processes, each with one Verilated instance (:class:`nc2600.host.drivers.instance.FabricEvaluator`)."""
+    from nc2600.host.drivers.instance import FabricEvaluator
     return FabricEvaluator(s.rom_path, s.workers, s.frame_skip, s.episode_frames)
 
 
@@ -140,13 +140,13 @@ def _local_evaluator(backend: Backend, connection, s: EvaluationSettings) -> Eva
 
 
 def _ray_connect(address: str | None, workers: int):
-    from host.cluster.ray_cluster import connect
+    from nc2600.host.cluster.ray_cluster import connect
     return connect(address, workers)
 
 
 def _ray_evaluator(backend: Backend, connection, s: EvaluationSettings) -> Evaluator:
-    """One :class:`host.cluster.evaluator.NodeEvaluator` per node, each a worker pool of ``backend``."""
-    from host.cluster.evaluator import RayEvaluator
+    """One :class:`nc2600.host.cluster.ray_evaluator.NodeEvaluator` per node, each a worker pool of ``backend``."""
+    from nc2600.host.cluster.ray_evaluator import RayEvaluator
     return RayEvaluator(connection, s.rom_path, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
                         s.backend, s.policy, network=s.network, genome_spec=s.genome_spec)
 
@@ -193,8 +193,8 @@ def combinations() -> list[tuple[str, str]]:
 def check_backend(settings) -> None:
     """UserError naming the first thing wrong with ``settings.backend`` (an unknown name, a
     setting the backend needs, a cluster it does not run on). ``settings`` has the fields of
-    :class:`host.launcher.run.RunConfig` that the requirements read."""
-    from host.errors import UserError
+    :class:`nc2600.host.launcher.run.RunConfig` that the requirements read."""
+    from nc2600.host.errors import UserError
     backend = BACKENDS.get(settings.backend)
     if backend is None:
         raise UserError(f"--backend must be {one_of(BACKENDS)}, got {settings.backend!r}")
@@ -207,14 +207,14 @@ def check_backend(settings) -> None:
 
 def check_cluster(settings) -> None:
     """UserError for an unknown ``settings.cluster``."""
-    from host.errors import UserError
+    from nc2600.host.errors import UserError
     if settings.cluster not in CLUSTERS:
         raise UserError(f"--cluster must be {one_of(CLUSTERS)}, got {settings.cluster!r}")
 
 
 def connect(cluster: str, address: str | None, workers: int):
     """The connection the evaluators of ``cluster`` need (``None`` for ``local``); raises
-    UserError as :func:`host.cluster.ray_cluster.connect`."""
+    UserError as :func:`nc2600.host.cluster.ray_cluster.connect`."""
     return CLUSTERS[cluster].connect(address, workers)
 
 

@@ -1,7 +1,7 @@
 """The shared Gaussian noise table and seed-list genomes (Such et al. 2017, Sec. 3).
 
 A genome is a list of integer seeds ``[s0, s1, ..., sg]``. ``s0`` picks the initial
-parameters ``theta_0 = phi(s0)`` (:func:`host.launcher.policy.init_params`); every later seed
+parameters ``theta_0 = phi(s0)`` (:func:`nc2600.host.launcher.policy.init_params`); every later seed
 ``s`` names a slice of one shared table of standard normal noise,
 ``eps(s) = table[j : j + n]`` with ``j = s mod (len(table) - n + 1)``, and
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from host.launcher.policy import init_network_params
+from nc2600.host.launcher.policy import init_network_params
 
 DEFAULT_TABLE_SIZE = 1 << 25   #: 33,554,432 float32 entries (128 MiB)
 DEFAULT_TABLE_SEED = 123       #: the table is the same in every run with this seed
@@ -59,7 +59,7 @@ def mutate(parent: np.ndarray, seed: int, sigma: float, noise: NoiseTable,
 
 def genome_params(genome: list[int], n_actions: int, sigma: float, noise: NoiseTable,
                   network: str = "small") -> np.ndarray:
-    """Parameters of a seed-list genome of ``network`` (:mod:`hls_models.networks`),
+    """Parameters of a seed-list genome of ``network`` (:mod:`nc2600.hls_models.networks`),
     ``(n_params,)`` float32 (see module doc)."""
     theta = init_network_params(genome[0], n_actions, network)
     for seed in genome[1:]:
@@ -74,7 +74,7 @@ class GenomeBuilder:
     :meth:`params` starts from the longest cached prefix of the genome (the genome itself, its
     parent, ...; else ``phi(s0)``) and applies the remaining mutations exactly as
     :func:`genome_params` does, so the vector is bit-identical to the driver's (same numpy, same
-    table: :mod:`host.cluster.ray_cluster` checks the versions). The genome and its parent are cached,
+    table: :mod:`nc2600.host.cluster.ray_cluster` checks the versions). The genome and its parent are cached,
     least recently used first out, within ``cache_bytes``: a GA child then costs one mutation
     when its parent was built here before (its siblings, or the parent's own evaluation), a
     parent that was built elsewhere costs one more from the grandparent.

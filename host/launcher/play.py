@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from host.errors import UserError, read_regular_file, require_memory
-from host.launcher.rundir import atomic_write_bytes, fs_error
-from host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
+from nc2600.host.errors import UserError, read_regular_file, require_memory
+from nc2600.host.launcher.rundir import atomic_write_bytes, fs_error
+from nc2600.host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
 SEED_LIMIT = 2**31 - 1
 
@@ -34,7 +34,7 @@ SEED_LIMIT = 2**31 - 1
 @dataclass
 class Agent:
     """A policy loaded from a run folder: ``params`` (n_params,) float32, and what it is."""
-    cfg: object              # host.launcher.run.RunConfig
+    cfg: object              # nc2600.host.launcher.run.RunConfig
     config: dict             # the run's config.json
     params: np.ndarray
     label: str               # "elite" or "individual N (generation G)"
@@ -42,8 +42,8 @@ class Agent:
 
 
 def _read_json(path: Path):
-    from host.errors import read_regular_file
-    from host.launcher.settings import CONFIG_MAX_BYTES
+    from nc2600.host.errors import read_regular_file
+    from nc2600.host.launcher.settings import CONFIG_MAX_BYTES
     if not os.path.lexists(path):
         raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)")
     # a FIFO or a device there is refused at once (never a read that waits for a writer)
@@ -62,8 +62,8 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
         UserError: no run there, a damaged file, no completed generation yet, an index out of
         range, an ES run asked for an individual (its population is not stored: only the centre).
     """
-    from host.verify.games import resolve_rom
-    from host.launcher.settings import RunConfig
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.launcher.settings import RunConfig
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise UserError(f"--run {str(run_dir)!r}: no such folder")
@@ -98,7 +98,7 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     if not 0 <= index < len(genomes):
         raise UserError(f"--individual {index} is out of range: the population has {len(genomes)} "
                         f"(0 is the elite)")
-    from host.launcher.noise import NoiseTable, genome_params
+    from nc2600.host.launcher.noise import NoiseTable, genome_params
     n_actions = int(config.get("n_actions", 0)) or None
     if n_actions is None:
         raise UserError(f"{str(run_dir / 'config.json')!r} lacks n_actions")
@@ -121,7 +121,7 @@ def check_finite(params: np.ndarray, what: str) -> np.ndarray:
 
 def _read_npy_bytes(path: Path) -> io.BytesIO:
     """A run file's bytes (a regular file only: a FIFO or a device is refused, never waited on)."""
-    from host.launcher.run import RUN_FILE_MAX_BYTES
+    from nc2600.host.launcher.run import RUN_FILE_MAX_BYTES
     return io.BytesIO(read_regular_file(path, RUN_FILE_MAX_BYTES, "run file"))
 
 
@@ -158,9 +158,9 @@ def policy_for(agent: Agent, params: np.ndarray):
     ``nc2600 run --policy int8`` does)."""
     if agent.cfg.policy != "int8":
         return params
-    from hls_models.policy_int8 import quantize_network
-    from host.verify.games import game_info
-    from host.launcher.run import Run
+    from nc2600.hls_models.policy_int8 import quantize_network
+    from nc2600.host.verify.games import game_info
+    from nc2600.host.launcher.run import Run
     probe = Run(agent.cfg, Path("."), progress=False)
     probe.rom_path = agent.rom_path
     n_actions = len(game_info(agent.cfg.game, agent.rom_path).minimal_actions)
@@ -173,11 +173,11 @@ def episode_seeds(seed: int, episodes: int) -> np.ndarray:
 
 
 def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int, on_result=None):
-    """Returns ``[EpisodeResult]`` in seed order (:class:`host.launcher.evaluator.Evaluator`)."""
-    from host.launcher.evaluator import Evaluator, Job
+    """Returns ``[EpisodeResult]`` in seed order (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
     cfg = agent.cfg
     policy = policy_for(agent, agent.params)
-    with Evaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
+    with LocalPoolEvaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
                    cfg.backend, cfg.policy, network=cfg.network) as ev:
         return ev.evaluate([Job(0, int(s), i) for i, s in enumerate(seeds)], lambda i: policy, on_result)
 
@@ -198,9 +198,9 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     Raises:
         UserError: unknown extension, MP4 without imageio-ffmpeg, a write that fails.
     """
-    from host.verify.games import game_info
-    from host.launcher.instance import AleInstance
-    from host.launcher.policy import make_slot_weights
+    from nc2600.host.verify.games import game_info
+    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.launcher.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()
     if kind not in (".mp4", ".gif"):
@@ -208,9 +208,9 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     info = game_info(cfg.game, agent.rom_path)
     rate = frame_rate(info.display)
     max_frames = int(max_seconds * rate)
-    inst = AleInstance(agent.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
+    inst = AleEnv(agent.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
     if cfg.policy == "int8":
-        from host.launcher.policy_int8 import make_int8_slots
+        from nc2600.host.launcher.policy_int8 import make_int8_slots
         weights = make_int8_slots(1, inst.n_actions, cfg.network)
     else:
         weights = make_slot_weights(1, inst.n_actions, cfg.network)

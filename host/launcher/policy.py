@@ -236,14 +236,14 @@ class SlotWeights:
 
 
 # ---------------------------------------------------------------------------------------------
-# Any network of hls_models.networks (``--network``), batched over slots
+# Any network of nc2600.hls_models.networks (``--network``), batched over slots
 # ---------------------------------------------------------------------------------------------
 
 def init_network_params(seed: int, n_actions: int, network: str = "small") -> np.ndarray:
-    """Initial parameters of ``network`` (:mod:`hls_models.networks`): LeCun normal weights
+    """Initial parameters of ``network`` (:mod:`nc2600.hls_models.networks`): LeCun normal weights
     (std ``1/sqrt(K)``), zero biases, drawn as :func:`init_params` does (``small`` gives exactly
     :func:`init_params`). Returns ``(n_params,)`` float32."""
-    from hls_models.networks import layer_shapes as net_shapes
+    from nc2600.hls_models.networks import layer_shapes as net_shapes
     rng = np.random.default_rng([int(seed), 0x1717])
     parts = []
     for name, shape in net_shapes(network, n_actions):
@@ -265,7 +265,7 @@ def forward_network(obs: np.ndarray, params: dict[str, np.ndarray], network: str
     """Float32 action values ``(S, A)`` of ``network`` for ``obs`` ``(S, 4, 84, 84)`` uint8, each
     slot with its own parameters (named tensors with a leading ``S`` axis). One batched matmul per
     layer (im2col for convolutions); per-slot shapes do not depend on ``S``."""
-    from hls_models.networks import geometry
+    from nc2600.hls_models.networks import geometry
     s = obs.shape[0]
     h = obs.transpose(0, 2, 3, 1).astype(np.float32) * np.float32(1.0 / 255.0)     # S,84,84,4
     geo = geometry(network, n_actions)
@@ -282,7 +282,7 @@ def forward_network(obs: np.ndarray, params: dict[str, np.ndarray], network: str
 def forward_network_reference(obs: np.ndarray, flat: np.ndarray, network: str, n_actions: int) -> np.ndarray:
     """One observation through ``network`` with explicit convolution loops in float64
     (independent of :func:`forward_network`'s im2col and batching; for tests). ``(A,)``."""
-    from hls_models.networks import geometry, unflatten as net_unflatten
+    from nc2600.hls_models.networks import geometry, unflatten as net_unflatten
     p = {k: v.astype(np.float64) for k, v in net_unflatten(flat, network, n_actions).items()}
     a = obs.astype(np.float64).transpose(1, 2, 0) / 255.0          # H, W, C
     geo = geometry(network, n_actions)
@@ -308,7 +308,7 @@ class NetworkSlotWeights:
     :class:`SlotWeights`, which stays the small network's faster space-to-depth path)."""
 
     def __init__(self, n_slots: int, n_actions: int, network: str = "nature"):
-        from hls_models.networks import n_params as net_n_params, unflatten as net_unflatten
+        from nc2600.hls_models.networks import n_params as net_n_params, unflatten as net_unflatten
         self.n_slots, self.n_actions, self.network = int(n_slots), int(n_actions), network
         self.flat = np.zeros((self.n_slots, net_n_params(network, self.n_actions)), np.float32)
         self.params = net_unflatten(self.flat, network, self.n_actions)

@@ -1,7 +1,7 @@
 """The int8 policy as a fast, batched training path (host face of the ``policy_int8`` block).
 
 :class:`Int8Slots` evaluates ``S`` emulator slots, each with its own
-:class:`hls_models.policy_int8.QuantizedPolicy`, in one batched call per layer, and returns
+:class:`nc2600.hls_models.policy_int8.QuantizedPolicy`, in one batched call per layer, and returns
 exactly the action values of :meth:`QuantizedPolicy.action_values` (the numpy model stays the
 reference; ``tests/policy_int8/test_int8_slots.py`` compares them bit for bit, on real and on
 extreme inputs).
@@ -22,7 +22,7 @@ the exact integer product. With ``act_max = 127`` the top bit is always 0 and is
 Layouts (per slot, built once in :meth:`Int8Slots.load`, when a slot starts an episode):
 
 - conv1 (8x8 stride 4) as a 2x2 convolution over 4x4 pixel blocks (space to depth, as
-  :func:`host.launcher.policy.space_to_depth_weights`): ``w1s (64, 64)`` int8, rows (in_channel, dy, dx)
+  :func:`nc2600.host.launcher.policy.space_to_depth_weights`): ``w1s (64, 64)`` int8, rows (in_channel, dy, dx)
   of a block, columns (by, bx, out_channel); one product over the ``21 x 21`` block grid gives
   the four block-offset partial sums, then three shifted int32 additions.
 - conv2 (4x4 stride 2) likewise over 2x2 blocks: ``w2s (64, 128)`` int8.
@@ -30,7 +30,7 @@ Layouts (per slot, built once in :meth:`Int8Slots.load`, when a slot starts an e
 - biases int32, the three requantisation shifts per slot (a slot's shifts are its individual's).
 
 Requantisation (ReLU, round half up by ``s`` bits, saturate to ``act_max``) is done in int32
-numpy with each slot's own shifts, as :func:`hls_models.policy_int8.requantize`.
+numpy with each slot's own shifts, as :func:`nc2600.hls_models.policy_int8.requantize`.
 
 Why this is faster than the float path: dense1 is a matrix-vector product per slot, so it is
 bound by reading the slot's weights: 663 KB as int8 instead of 2.65 MB as float32 (the
@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.policy_int8 import ACT_MAX, QuantizedPolicy, check_obs, quantize
-from host.launcher.policy import conv1_blocks
+from nc2600.hls_models.policy_int8 import ACT_MAX, QuantizedPolicy, check_obs, quantize
+from nc2600.host.launcher.policy import conv1_blocks
 
 _SESSION = None
 
@@ -105,7 +105,7 @@ def _dense(a: np.ndarray, w: np.ndarray, split: bool) -> np.ndarray:
 
 
 def _requantize(acc: np.ndarray, shift: np.ndarray, act_max: int) -> np.ndarray:
-    """:func:`hls_models.policy_int8.requantize` in int32 with one shift per slot.
+    """:func:`nc2600.hls_models.policy_int8.requantize` in int32 with one shift per slot.
 
     ``acc (S, ...)`` int32 (changed in place), ``shift (S,)`` int -> uint8 codes, same shape.
     """
@@ -120,8 +120,8 @@ def _requantize(acc: np.ndarray, shift: np.ndarray, act_max: int) -> np.ndarray:
 class Int8Slots:
     """Per-slot int8 policies for a block of ``S`` emulator slots, evaluated batched.
 
-    Same interface as :class:`host.launcher.policy.SlotWeights` and
-    :class:`hls_models.policy_int8.QuantizedSlots`: :meth:`load` once per episode, then
+    Same interface as :class:`nc2600.host.launcher.policy.SlotWeights` and
+    :class:`nc2600.hls_models.policy_int8.QuantizedSlots`: :meth:`load` once per episode, then
     :meth:`act` per decision. Every slot must hold a policy with the same ``act_max``.
 
     Args:
@@ -205,13 +205,13 @@ class Int8Slots:
 
 
 class Int8NetworkSlots:
-    """:class:`Int8Slots` for any network of :mod:`hls_models.networks` (``--network nature``):
+    """:class:`Int8Slots` for any network of :mod:`nc2600.hls_models.networks` (``--network nature``):
     per layer one batched exact ``uint8 x int8`` product (im2col for convolutions), int32 bias
-    and per-slot requantisation; equal to :meth:`hls_models.policy_int8.QuantizedNetwork.action_values`.
+    and per-slot requantisation; equal to :meth:`nc2600.hls_models.policy_int8.QuantizedNetwork.action_values`.
     """
 
     def __init__(self, n_slots: int, n_actions: int, network: str = "nature"):
-        from hls_models.networks import geometry
+        from nc2600.hls_models.networks import geometry
         self.n_slots, self.n_actions, self.network = int(n_slots), int(n_actions), network
         self.geo = geometry(network, self.n_actions)
         self.w = [np.zeros((self.n_slots, g.k, g.n), np.int8) for g in self.geo]
@@ -220,7 +220,7 @@ class Int8NetworkSlots:
         self.act_max: int | None = None
 
     def load(self, slot: int, policy) -> None:
-        """Copy a :class:`~hls_models.policy_int8.QuantizedNetwork` of the same network into ``slot``."""
+        """Copy a :class:`~nc2600.hls_models.policy_int8.QuantizedNetwork` of the same network into ``slot``."""
         if getattr(policy, "network", "small") != self.network or policy.n_actions != self.n_actions:
             raise ValueError(f"policy is a {getattr(policy, 'network', 'small')} network with {policy.n_actions} "
                              f"actions, slots hold the {self.network} network with {self.n_actions}")
@@ -235,7 +235,7 @@ class Int8NetworkSlots:
     def action_values(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
         """``(S', A)`` int32 action values of ``obs (S, 4, 84, 84)`` uint8 for all slots, or for
         the rows ``slots`` (a slice selects views, no copy)."""
-        from host.launcher.policy import conv_patches
+        from nc2600.host.launcher.policy import conv_patches
         obs = check_obs(obs)
         if obs.shape[0] != self.n_slots:
             raise ValueError(f"expected {self.n_slots} observations, got {obs.shape[0]}")
@@ -272,9 +272,9 @@ def make_int8_slots(n_slots: int, n_actions: int, network: str = "small"):
 def agreement(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, obs: np.ndarray,
               act_max: int = ACT_MAX) -> float:
     """Fraction of ``obs`` ``(B, 4, 84, 84)`` uint8 on which the int8 argmax equals the float
-    network's (:func:`host.launcher.policy.forward`, float32); ``flat`` is ``(n_params,)`` float32,
+    network's (:func:`nc2600.host.launcher.policy.forward`, float32); ``flat`` is ``(n_params,)`` float32,
     ``calib_obs`` the observations the shifts are calibrated on."""
-    from host.launcher.policy import forward, unflatten
+    from nc2600.host.launcher.policy import forward, unflatten
     want = np.argmax(forward(check_obs(obs), unflatten(np.asarray(flat)[None], n_actions)), axis=-1)
     return float((quantize(flat, n_actions, calib_obs, act_max).act(obs) == want).mean())
 
@@ -286,9 +286,9 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
     Raises:
         UserError: unknown game.
     """
-    from host.verify.ale_recordings import record_observations
-    from host.verify.games import game_info
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.games import game_info
+    from nc2600.host.launcher.policy import init_params
     rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
             f"networks init_params(seed) for seeds {list(seeds)}"]
     for game in games:

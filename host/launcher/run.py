@@ -2,7 +2,7 @@
 
 Run directory contents (all written atomically: temp file, then rename):
 
-- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`host.launcher.rundir`);
+- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`nc2600.host.launcher.rundir`);
 - ``config.json``: the settings in force (:class:`RunConfig`), package versions, ROM md5,
   network size, and ``history``: one entry per start or resume (UTC time, generation,
   the settings changed, old and new);
@@ -11,7 +11,7 @@ Run directory contents (all written atomically: temp file, then rename):
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
   (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
 - ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
-  checkpointed generation (:mod:`host.tensorboard`; ``tensorboard --logdir runs/``);
+  checkpointed generation (:mod:`nc2600.host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
   state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
   the same fitness values as an uninterrupted run;
@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-from host.errors import UserError
-from host.launcher.progress import Heartbeat
-from host.launcher.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
-from host.launcher.settings import RESUME_MUTABLE, RunConfig
+from nc2600.host.errors import UserError
+from nc2600.host.launcher.progress import Heartbeat
+from nc2600.host.launcher.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
+from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 
 SEED_LIMIT = 2**31 - 1
 
@@ -52,13 +52,13 @@ def _utc() -> str:
 
 
 #: a run folder's files are read whole; this bounds a damaged one's size (a FIFO, a device or a
-#: folder in a file's place is refused before any read: host.errors.read_regular_file)
+#: folder in a file's place is refused before any read: nc2600.host.errors.read_regular_file)
 RUN_FILE_MAX_BYTES = 1 << 40
 
 
 def _read_run_file(path: Path, what: str) -> bytes:
     """The bytes of a run folder's regular file (UserError for a FIFO, device, folder, ...)."""
-    from host.errors import read_regular_file
+    from nc2600.host.errors import read_regular_file
     return read_regular_file(path, RUN_FILE_MAX_BYTES, what)
 
 
@@ -118,8 +118,8 @@ def package_versions() -> dict[str, str]:
 def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
     """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
     observations that set the int8 requantisation shifts (``--policy int8``)."""
-    from host.launcher.instance import AleInstance
-    inst = AleInstance(rom_path, frame_skip, 0.0, episode_frames)
+    from nc2600.host.launcher.env import AleEnv
+    inst = AleEnv(rom_path, frame_skip, 0.0, episode_frames)
     rng = np.random.default_rng([seed, 0xCA11B])
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(int(rng.integers(SEED_LIMIT)), stack)
@@ -145,16 +145,16 @@ class Run:
         self.episode_lines = 0
         self.history: list[dict] = []
         self.folder: RunFolder | None = None
-        self.cluster = None                 # host.cluster.ray_cluster.RayCluster with --cluster ray
+        self.cluster = None                 # nc2600.host.cluster.ray_cluster.RayCluster with --cluster ray
         self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
         self.config_doc: dict | None = None
         self.stop_line: str | None = None
-        # without a progress bar, a line at least every HEARTBEAT_S seconds (host.launcher.progress)
+        # without a progress bar, a line at least every HEARTBEAT_S seconds (nc2600.host.launcher.progress)
         self.heartbeat = Heartbeat(write=self._print)
 
     # ------------------------------------------------------------------------------
     def _make_algorithm(self, n_actions: int, rng):
-        from host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch
+        from nc2600.host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch
         cfg = self.cfg
         if cfg.algo == "es":
             return OpenAIES(cfg.population, cfg.effective_sigma(), cfg.es_lr, cfg.es_l2, cfg.elite_episodes,
@@ -165,7 +165,7 @@ class Run:
 
     def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
         """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
-        from host.launcher.evaluator import Job
+        from nc2600.host.launcher.local_pool import Job
         seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
         jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
         cache: dict[int, object] = {}
@@ -210,7 +210,7 @@ class Run:
         """What a slot runs: the float vector itself, or its int8 quantisation (``--policy int8``)."""
         if self.cfg.policy != "int8":
             return flat
-        from hls_models.policy_int8 import quantize_network
+        from nc2600.hls_models.policy_int8 import quantize_network
         return quantize_network(flat, self.cfg.network, len(self.info.minimal_actions), self.calib_obs)
 
     def _calibration_observations(self) -> np.ndarray:
@@ -229,7 +229,7 @@ class Run:
     # ------------------------------------------------------------------------------
     def prepare(self) -> None:
         """Check and create the run directory, load the checkpoint on resume."""
-        from host.verify.games import game_info, resolve_rom
+        from nc2600.host.verify.games import game_info, resolve_rom
         cfg = self.cfg
         cfg.validate()
         cfg.check_memory()
@@ -253,8 +253,8 @@ class Run:
             folder._check_new()             # the cheap checks first,
             self._connect_cluster()         # then Ray joined and its nodes checked,
             self.folder = folder.open_new()  # before anything is written
-        from host.launcher.noise import NoiseTable
-        from hls_models.networks import n_params
+        from nc2600.host.launcher.noise import NoiseTable
+        from nc2600.hls_models.networks import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
         self.rng = np.random.default_rng(cfg.seed)
         n_actions = len(self.info.minimal_actions)
@@ -368,9 +368,9 @@ class Run:
         atomic_write_json(self.out / "config.json", doc)
 
     def _connect_cluster(self) -> None:
-        """The connection the evaluators of ``--cluster`` need (:func:`host.launcher.evaluation.connect`;
+        """The connection the evaluators of ``--cluster`` need (:func:`nc2600.host.launcher.evaluation.connect`;
         ``ray``: Ray joined or started and its nodes checked; ``local``: None)."""
-        from host.launcher.evaluation import connect
+        from nc2600.host.launcher.evaluation import connect
         self.cluster = None
         self.cluster = connect(self.cfg.cluster, self.cfg.ray_address, self.cfg.workers)
 
@@ -417,7 +417,7 @@ class Run:
     def execute(self) -> dict:
         """Run generations until the generation count or frame budget is reached, then the
         final elite test and the outputs. Returns the summary dict."""
-        from host.launcher.evaluation import EvaluationSettings, open_evaluator
+        from nc2600.host.launcher.evaluation import EvaluationSettings, open_evaluator
         cfg = self.cfg
         if self.finished is not None:
             by_generations = self.algo_generation >= cfg.generations
@@ -439,7 +439,7 @@ class Run:
                 "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
         settings = EvaluationSettings(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                       cfg.episode_frames, cfg.backend, cfg.policy, cfg.network, spec)
-        from host.tensorboard import ScalarLog
+        from nc2600.host.tensorboard import ScalarLog
         with open_evaluator(cfg.cluster, self.cluster, settings) as ev, \
                 contextlib.closing(ScalarLog(self.out, self.history)) as scalars:
             self.evaluator = ev
@@ -458,7 +458,7 @@ class Run:
                 self.log_lines += 1
                 self.history.append(line)
                 self._checkpoint(now)
-                scalars.add(line)                      # after the checkpoint: see host.tensorboard
+                scalars.add(line)                      # after the checkpoint: see nc2600.host.tensorboard
                 self._print_generation(line)
             if self.algo.generation >= cfg.generations:
                 stop_reason = "generations"
@@ -494,7 +494,7 @@ class Run:
     def _fabric_projection(self) -> dict:
         """This run's recorded episodes replayed on the modelled 832-instance fabric (mesh_sim)."""
         try:
-            from mesh_sim.project import project_run
+            from nc2600.mesh_sim.project import project_run
             return project_run(str(self.out))
         except (ImportError, ValueError) as exc:
             return {"projected_fabric_fps": None, "projected_fabric_error": str(exc)}
@@ -538,13 +538,13 @@ class Run:
 
     def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
         """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
-        decision at the console's real frame rate (:mod:`host.launcher.play`; ``nc2600 play`` writes MP4s)."""
+        decision at the console's real frame rate (:mod:`nc2600.host.launcher.play`; ``nc2600 play`` writes MP4s)."""
         import imageio.v3 as iio
-        from host.launcher.instance import AleInstance
-        from host.launcher.policy import make_slot_weights
-        from host.launcher.policy_int8 import make_int8_slots
+        from nc2600.host.launcher.env import AleEnv
+        from nc2600.host.launcher.policy import make_slot_weights
+        from nc2600.host.launcher.policy_int8 import make_int8_slots
         cfg = self.cfg
-        inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
+        inst = AleEnv(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
         make = make_int8_slots if cfg.policy == "int8" else make_slot_weights
         weights = make(1, inst.n_actions, cfg.network)
         weights.load(0, self._policy_for(best))
@@ -558,7 +558,7 @@ class Run:
                 break
         buf = io.BytesIO()
         # one frame per decision, each shown for frame_skip console frames at the real rate
-        from host.launcher.video import frame_rate, gif_delays_cs
+        from nc2600.host.launcher.video import frame_rate, gif_delays_cs
         delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
         iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
         atomic_write_bytes(self.out / "best.gif", buf.getvalue())

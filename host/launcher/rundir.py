@@ -14,7 +14,7 @@ refused untouched.
 
 Every file is written to a temp name beside it, fsynced and renamed over the target
 (:func:`atomic_write_bytes`); a failed write (full disk, read-only folder) removes its temp
-file and raises :class:`~host.errors.UserError` with one line. The temp file of a write cut
+file and raises :class:`~nc2600.host.errors.UserError` with one line. The temp file of a write cut
 by SIGKILL is removed by the next process that locks the folder (``--resume``).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import re
 import stat
 from pathlib import Path
 
-from host.errors import UserError, file_kind
+from nc2600.host.errors import UserError, file_kind
 
 LOCK_NAME = ".lock"
 _TEMP = re.compile(r"^\..+\.tmp\d+$")        #: atomic_write_bytes' temp names

@@ -1,6 +1,6 @@
 """The settings of a run (``nc2600 run``), stated once: :class:`RunConfig`'s fields carry their
 help, bounds and whether a resume may change them; the command's options
-(:mod:`host.commands.run`), the bounds checked by :meth:`RunConfig.validate` (:data:`LIMITS`) and
+(:mod:`nc2600.host.commands.run`), the bounds checked by :meth:`RunConfig.validate` (:data:`LIMITS`) and
 the resume rules (:data:`RESUME_MUTABLE`) are built from them.
 """
 from __future__ import annotations
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from hls_models.frame_skip import MAX_EPISODE_FRAMES
-from hls_models.platform import FRAME_SKIP
-from host.errors import SEED_MAX, UserError, human_bytes, require_memory
+from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.errors import SEED_MAX, UserError, human_bytes, require_memory
 
 
 def setting(default, help: str | None = None, *, metavar: str | None = None, choices=None, bound: int | None = None,
@@ -23,7 +23,7 @@ def setting(default, help: str | None = None, *, metavar: str | None = None, cho
         default: the value when the option is not given.
         help: the option's help (``{default}`` and ``{cores}`` are filled in); None: no option.
         metavar, choices: as argparse's; ``choices`` ``"backends"``/``"clusters"``: the names of
-            the evaluation registry (:mod:`host.launcher.evaluation`), the help listing them.
+            the evaluation registry (:mod:`nc2600.host.launcher.evaluation`), the help listing them.
         bound: an integer in ``[1, bound]`` (the option's parser and :meth:`RunConfig.validate`).
         type: the parser of a value that is not a count: ``"seed"``, ``"probability"``,
             ``"sigma"`` (``[SIGMA_MIN, SIGMA_MAX]``), ``"es_lr"`` (``(0, ES_LR_MAX]``) or ``"es_l2"``
@@ -106,7 +106,7 @@ class RunConfig:
     noise_table_seed: int = setting(123, note="seed of the shared noise table")
     backend: str = setting("ale", "game instances", choices="backends")
     policy: str = setting("float", "network arithmetic: float32, or the int8 model the fabric runs "
-                                   "(hls_models.policy_int8)", choices=("float", "int8"))
+                                   "(nc2600.hls_models.policy_int8)", choices=("float", "int8"))
     network: str = setting(
         "small", "policy network: small (conv 16 8x8/4, conv 32 4x4/2, dense 256; default) or nature "
                  "(Mnih et al. 2015: conv 32 8x8/4, conv 64 4x4/2, conv 64 3x3/1, dense 512)",
@@ -129,14 +129,14 @@ class RunConfig:
             raise UserError(f"--game must be a game name, got {self.game!r}")
         if self.rom is not None and (not isinstance(self.rom, str) or not self.rom):
             raise UserError(f"--rom must be a file path, got {self.rom!r}")
-        from host.launcher.evaluation import check_backend, check_cluster
+        from nc2600.host.launcher.evaluation import check_backend, check_cluster
         check_backend(self)             # the registry's rules: name, settings it needs, clusters
         if self.policy not in ("float", "int8"):
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
         check_cluster(self)
         if self.ray_address is not None and self.cluster != "ray":
             raise UserError("--ray-address needs --cluster ray")
-        from hls_models.networks import NETWORKS
+        from nc2600.hls_models.networks import NETWORKS
         if self.network not in NETWORKS:
             raise UserError(f"--network must be one of {', '.join(NETWORKS)}, got {self.network!r}")
         if self.algo not in ("ga", "es", "rs"):
@@ -175,7 +175,7 @@ class RunConfig:
         if self.episode_frames <= 30 + self.frame_skip:
             raise UserError(f"--episode-frames must exceed the no-op start (up to 30 frames) plus one "
                             f"frame-skip period ({self.frame_skip}), got {self.episode_frames}")
-        from hls_models.networks import n_params
+        from nc2600.hls_models.networks import n_params
         if self.noise_table_size < n_params(self.network, 18):
             raise UserError(f"--noise-table-size must be at least the network size ({n_params(self.network, 18)}, "
                             f"{self.network} network), got {self.noise_table_size}")
@@ -186,7 +186,7 @@ class RunConfig:
         float32), the evaluator's weight tables (one network per slot, in the workers, float32 or
         int8), the slots' 4 x 84 x 84 observations (in the workers) and the worker
         processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
-        from hls_models.networks import n_params
+        from nc2600.hls_models.networks import n_params
         n = n_params(self.network, 18)
         slots = self.workers * self.envs_per_block
         per_slot = n * (1 if self.policy == "int8" else 4)
@@ -199,8 +199,8 @@ class RunConfig:
     def check_memory(self) -> None:
         """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available,
         or the worker processes the machine's cores or process limit
-        (:func:`host.errors.require_processes`)."""
-        from host.errors import require_processes
+        (:func:`nc2600.host.errors.require_processes`)."""
+        from nc2600.host.errors import require_processes
         require_processes(self.workers, f"--workers {self.workers}")
         parts = self.memory_bytes()
         biggest = max(parts, key=parts.get)

@@ -1,5 +1,5 @@
 """Video timing of recorded episodes (``best.gif`` of a run, ``nc2600 play``): frames at the
-console's real frame rate (:func:`hls_models.platform.frame_rate`).
+console's real frame rate (:func:`nc2600.hls_models.platform.frame_rate`).
 
 A GIF holds every third frame (browsers clamp delays under 20 ms), with centisecond delays
 rounded cumulatively so that its length is the episode's real length within 10 ms.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.platform import frame_rate
+from nc2600.hls_models.platform import frame_rate
 
 NTSC_FPS = frame_rate("NTSC")          #: 59.92 frames/s
 PAL_FPS = frame_rate("PAL")            #: 49.86 frames/s

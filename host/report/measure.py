@@ -1,6 +1,6 @@
-"""The measurements of the throughput report (:mod:`host.report.throughput`): the RTL blocks in
+"""The measurements of the throughput report (:mod:`nc2600.host.report.throughput`): the RTL blocks in
 simulation (action select, the console, the preprocessor, the fabric instance) and the fabric
-projection (:mod:`mesh_sim`), gathered into :class:`host.report.throughput.Inputs` by :func:`gather`.
+projection (:mod:`mesh_sim`), gathered into :class:`nc2600.host.report.throughput.Inputs` by :func:`gather`.
 Something that cannot be measured here is recorded as missing with the reason.
 """
 from __future__ import annotations
@@ -10,17 +10,17 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, check_engine
-from hls_models.platform import FRAME_SKIP
-from host.report.throughput import ACTION_SELECT_LANES, NEXUS_SEEDS, GameInputs, Inputs
+from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, check_engine
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.report.throughput import ACTION_SELECT_LANES, NEXUS_SEEDS, GameInputs, Inputs
 
 
 def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
-    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`hw.action_select.ActionSelect`
+    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`nc2600.hw.action_select.ActionSelect`
     (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
     from amaranth.sim import Simulator
 
-    from hw.action_select import ActionSelect
+    from nc2600.hw.action_select import ActionSelect
     dut = ActionSelect(n, width)
     values = [(-1) ** i * (i * 37 % 11) for i in range(n)]
     want = int(np.argmax(values))
@@ -51,9 +51,9 @@ def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32)
 
 
 def rtl_play_available() -> bool:
-    """True when the RTL console's player (:mod:`host.drivers.rtl_play`, ``nc2600 rtl-play``) is installed."""
+    """True when the RTL console's player (:mod:`nc2600.host.drivers.rtl_play`, ``nc2600 rtl-play``) is installed."""
     import importlib.util
-    return importlib.util.find_spec("host.drivers.rtl_play") is not None
+    return importlib.util.find_spec("nc2600.host.drivers.rtl_play") is not None
 
 
 def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> np.ndarray:
@@ -66,7 +66,7 @@ def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> 
 
 def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[np.ndarray | None, str, str]:
     """Colour clocks per frame of the RTL console as ``nc2600 rtl-play`` measures them
-    (:func:`host.drivers.rtl_play.rtl_play`, its files left in ``work/rtl_play_GAME/``).
+    (:func:`nc2600.host.drivers.rtl_play.rtl_play`, its files left in ``work/rtl_play_GAME/``).
 
     Returns ``(colour_clocks or None, reason when None, reproducing command)``.
     """
@@ -80,8 +80,8 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     import contextlib
     import sys
 
-    from host.drivers.rtl_play import rtl_play
-    from host.errors import guarded
+    from nc2600.host.drivers.rtl_play import rtl_play
+    from nc2600.host.errors import guarded
     with contextlib.redirect_stdout(sys.stderr):     # its progress goes with ours, stdout stays the summary
         # under the guard every command runs under: its one-line error, and its exit code here
         rc = guarded(lambda: print(rtl_play(game, str(apath), str(out))))
@@ -103,12 +103,12 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
 
     Returns ``(latencies or None, reason when None, screen description)``.
     """
-    from host.verify.ale_recordings import record_screens
+    from nc2600.host.verify.ale_recordings import record_screens
     screens, _, fmt = record_screens(game, frames, seed=seed)
     desc = f"{fmt}, {screens.shape[1]} rows"
     try:
-        from hwtools.preprocessor_harness import PreprocessorRTL
-        rtl = PreprocessorRTL(height=screens.shape[1], fmt=fmt)
+        from nc2600.hwtools.preprocessor_harness import PreprocessorSim
+        rtl = PreprocessorSim(height=screens.shape[1], fmt=fmt)
     except ValueError as exc:
         return None, f"preprocessor RTL does not support this screen ({desc}): {exc}", desc
     try:
@@ -132,7 +132,7 @@ INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantise
 def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP,
                             array: tuple[int, int] | None = None) -> tuple[dict | None, str, str]:
     """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
-    fabric instance (:class:`host.drivers.fabric.FabricEpisodeRunner`, start state replayed), with the
+    fabric instance (:class:`nc2600.host.drivers.instance.InstanceEpisodeRunner`, start state replayed), with the
     network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
     ``nc2600 instance-play --params P.npy --episode-frames frames --seed seed`` does.
 
@@ -143,14 +143,14 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
            + ("--engine lane " if array is None else f"--array {array[0]}x{array[1]} ") + "--colour-clocks 1 "
-           + f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
-    from hls_models.cartridge import detect_mapper
-    from hls_models.policy_int8 import quantize
-    from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
-    from host.verify.games import game_info, resolve_rom
-    from host.launcher.policy import init_params
-    from host.launcher.run import calibration_observations
-    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+           + f"(P = nc2600.host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+    from nc2600.hls_models.cartridge import detect_mapper
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
+    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(open(path, "rb").read())
     if mapper not in SUPPORTED:
@@ -159,15 +159,15 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     n = len(info.minimal_actions)
     qp = quantize(init_params(INSTANCE_NETWORK_SEED, n), n, calibration_observations(path, frame_skip, frames, 0, 32))
     try:
-        from hwtools.instance_harness import InstanceSim
+        from nc2600.hwtools.instance_harness import InstanceSim
         # one colour clock per cycle whatever the instance's default: the report reads the emulation
         # cycles per frame as colour clocks per frame (and projects the three-colour-clock case from them)
-        engine = {"colour_clocks_per_cycle": 1, **({"engine": "lane"} if array is None
+        engine = {"colour_clocks": 1, **({"engine": "lane"} if array is None
                                                    else {"engine": "array", "rows": array[0], "cols": array[1]})}
-        runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
+        runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
                                      frame_skip, frames, restore=False)
         ep = runner.run(seed, qp)
-    except (FabricError, RuntimeError, ValueError) as exc:
+    except (InstanceError, RuntimeError, ValueError) as exc:
         return None, f"fabric instance: {type(exc).__name__}: {exc}", cmd
     if ep.decisions == 0 or ep.frames == 0:
         return None, f"fabric instance: the episode took {ep.frames} frames and {ep.decisions} decisions", cmd
@@ -194,10 +194,10 @@ def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
 
 def mesh_cases(generations: int = 2) -> dict:
     """The mesh_sim regimes the report projects: mesh_sim's own calibration cases
-    (:func:`mesh_sim.project.calibration_cases`): ``headline`` (every episode at the 20,000-frame
+    (:func:`nc2600.mesh_sim.project.calibration_cases`): ``headline`` (every episode at the 20,000-frame
     cap, no elite phase: the regime of the published 1.2 M frames/s) and ``sustained`` (default
     episode mix with the elite phase: the published 0.56-0.67 M frames/s training runs)."""
-    from mesh_sim.project import calibration_cases
+    from nc2600.mesh_sim.project import calibration_cases
     cases = calibration_cases(generations)
     return {"headline": cases[0][1], "sustained": cases[2][1]}
 
@@ -208,20 +208,20 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
     """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
     steps; ``instance`` False leaves out the fabric instance's episode (reported missing).
 
-    The engine is the instance's default (:data:`hls_models.engines.DEFAULT_ENGINE`, the array
+    The engine is the instance's default (:data:`nc2600.hls_models.engines.DEFAULT_ENGINE`, the array
     engine) unless ``engine`` says ``"lane"``: with the array engine the instance and the inference
     model are the ``array`` ``(rows, cols)`` engine's (default 16 x 16); with the lane engine,
-    ``lanes``' (the instance harness is built with :data:`hls_models.engines.DEFAULT_LANES`).
+    ``lanes``' (the instance harness is built with :data:`nc2600.hls_models.engines.DEFAULT_LANES`).
 
     Raises:
-        ValueError: ``engine`` not one of :data:`hls_models.engines.ENGINES`, or ``array`` with the
+        ValueError: ``engine`` not one of :data:`nc2600.hls_models.engines.ENGINES`, or ``array`` with the
             lane engine.
-        host.errors.UserError: an unknown game.
+        nc2600.host.errors.UserError: an unknown game.
     """
-    from host.verify.games import game_info, resolve_rom
+    from nc2600.host.verify.games import game_info, resolve_rom
     from dataclasses import replace
 
-    from mesh_sim.project import simulate
+    from nc2600.mesh_sim.project import simulate
     if check_engine(engine) == "lane":
         if array is not None:
             raise ValueError("array applies to the array engine, not engine='lane'")
@@ -243,17 +243,17 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
     inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed,
                  array=array)
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
-        from hw.console import generate as console_verilog
-        from hwtools.timing import cached_pnr
+        from nc2600.hw.console import generate as console_verilog
+        from nc2600.hwtools.timing import cached_pnr
         consoles = console_verilog()
-        inp.console_pnr = cached_pnr("console", consoles["console.v"])
-        inp.console3_pnr = cached_pnr("console3", consoles["console3.v"])
+        inp.console_pnr = cached_pnr("console_cc1", consoles["console_cc1.v"])
+        inp.console3_pnr = cached_pnr("console_cc3", consoles["console_cc3.v"])
     except Exception as exc:
         inp.console_pnr_missing = inp.console3_pnr_missing = f"{type(exc).__name__}: {exc}"
-    try:   # the same on the LIFCL-40 (hwtools.nexus), every placer seed of NEXUS_SEEDS found in the cache:
+    try:   # the same on the LIFCL-40 (nc2600.hwtools.nexus), every placer seed of NEXUS_SEEDS found in the cache:
         # those routed with router2's timing-driven rip-up (--pnr-tmg-ripup) if there are any, else the others
-        from hwtools import nexus
-        for block, found in (("console", inp.console_nexus), ("console3", inp.console3_nexus)):
+        from nc2600.hwtools import nexus
+        for block, found in (("console_cc1", inp.console_nexus), ("console_cc3", inp.console3_nexus)):
             found += nexus.cached_seeds(block, consoles[f"{block}.v"], NEXUS_SEEDS)
     except Exception as exc:
         inp.nexus_missing = f"{type(exc).__name__}: {exc}"
@@ -291,7 +291,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
         inp.mesh[info.name] = {       # without the instance's figure, the engine's model for the decision path
             ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
                 opts, clock_mhz=clock_mhz, lanes=lanes, array=array, n_actions=gi.n_actions, frame_skip=frame_skip,
-                colour_clocks_per_cycle=ccpc, **timing))
+                colour_clocks=ccpc, **timing))
             for ccpc in (1, 3) for case, opts in mesh_cases().items()}
         inp.games.append(gi)
     return inp

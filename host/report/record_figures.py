@@ -1,7 +1,7 @@
-"""Which figures each measuring command writes with ``--record FILE`` (:mod:`host.report.results`).
+"""Which figures each measuring command writes with ``--record FILE`` (:mod:`nc2600.host.report.results`).
 
 Each function takes the command's own result (the dict it prints as JSON) and returns
-``[(figure, value, unit[, notes]), ...]`` for :func:`host.report.results.write_figures`. Figure names
+``[(figure, value, unit[, notes]), ...]`` for :func:`nc2600.host.report.results.write_figures`. Figure names
 are the ones in ``docs/results/*.jsonl``, so that a new measurement lands in the same figure's
 history on the results page.
 """
@@ -29,7 +29,7 @@ def bench_policy(r: dict) -> list[tuple]:
 
 def bench_rtl(r: dict) -> list[tuple]:
     """``nc2600 bench rtl``: console RTL frames/s (wall) beside ALE's."""
-    cc = r["colour_clocks_per_cycle"]
+    cc = r["colour_clocks"]
     return [(f"console RTL speed in Verilator, {_CC.get(cc, cc)}", r["rtl_frames_per_s"], "frames/s",
              f"{r['game']}, {r['frames']} frames; {r['rtl_frames_per_cpu_s']} per CPU-second; "
              f"ALE {r['ale_frames_per_s']} frames/s in the same run")]
@@ -64,9 +64,9 @@ def bench_mesh(rows: list[dict]) -> list[tuple]:
              f"{row['nodes']} nodes, {row['evaluations']} evaluations") for row in rows]
 
 
-def lockstep(exact: int, games: int, frames: int, colour_clocks_per_cycle: int, rtl: str | None) -> list[tuple]:
+def lockstep(exact: int, games: int, frames: int, colour_clocks: int, rtl: str | None) -> list[tuple]:
     """``nc2600 lockstep``: games exact over the frames compared (``rtl``: the console's build key)."""
-    return [(f"games exact against ALE over {frames:,} frames, {_CC.get(colour_clocks_per_cycle, colour_clocks_per_cycle)}",
+    return [(f"games exact against ALE over {frames:,} frames, {_CC.get(colour_clocks, colour_clocks)}",
              f"{exact}/{games}", "games", f"console RTL build {rtl}" if rtl else "")]
 
 
@@ -104,7 +104,7 @@ def synth(rep: dict) -> list[tuple]:
 
 
 def _nexus_notes(p: dict) -> str:
-    """The notes of a LIFCL-40 Fmax record (:func:`hwtools.nexus.pnr_block`'s result): tools, part,
+    """The notes of a LIFCL-40 Fmax record (:func:`nc2600.hwtools.nexus.pnr_block`'s result): tools, part,
     speed grade, carry mode, router, the critical path and the cells used."""
     cp = p.get("critical_path") or {}
     util = p.get("utilization") or {}

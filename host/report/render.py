@@ -1,4 +1,4 @@
-"""Rendering of the throughput report (:mod:`host.report.throughput`): ``report.md``, a
+"""Rendering of the throughput report (:mod:`nc2600.host.report.throughput`): ``report.md``, a
 self-contained ``report.html`` with the PNG plots embedded, written into a folder over an earlier
 report (:func:`write`).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from host.report.throughput import (DERIVED, KINDS, MISSING, NTSC_COLOUR_CLOCKS, PUBLISHED, PUBLISHED_CEILING_FPS,
+from nc2600.host.report.throughput import (DERIVED, KINDS, MISSING, NTSC_COLOUR_CLOCKS, PUBLISHED, PUBLISHED_CEILING_FPS,
                                     PUBLISHED_FABRIC_FPS, RTL, Inputs, compute)
 
 
@@ -169,7 +169,7 @@ def render_html(result: dict, inp: Inputs, images: dict[str, str], out: Path, me
 
 
 def _atomic(path: Path, text: str) -> None:
-    from host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 

@@ -191,7 +191,7 @@ def add_record_option(parser) -> None:
 def write_figures(args, figures, *, notes: str = "") -> None:
     """Append one record per ``(figure, value, unit[, notes[, label]])`` to the file ``args.record``
     (label ``measured`` unless given), each with the command line (``args.argv``, set by
-    :func:`host.cli.main`), date, commit and machine (read once). Nothing happens when
+    :func:`nc2600.host.cli.main`), date, commit and machine (read once). Nothing happens when
     ``args.record`` is None; ``args`` may also be the path itself."""
     path = args if isinstance(args, (str, os.PathLike)) or args is None else getattr(args, "record", None)
     if path is None:
@@ -276,7 +276,7 @@ def lockstep_summary(folder) -> list[str]:
             continue
         head, games = rows[0]["lockstep_results"], rows[1:]
         exact = sum(bool(g.get("match")) for g in games)
-        cc = head.get("colour_clocks_per_cycle", 1)
+        cc = head.get("colour_clocks", 1)
         lines += [f"### Lockstep sweep: `docs/{p.parent.name}/{p.name}`", "",
                   f"Console RTL build `{head.get('rtl', '?')}`, {_WORDS.get(cc, cc)} colour "
                   f"clock{'s' if cc != 1 else ''} per clock, {format_value(head.get('frames', 0))} frames per game, actions "
@@ -304,7 +304,7 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
            "`docs/results/*.jsonl` (one JSON object per line: figure, value, unit, label, command, date, "
            "commit, machine, citation, notes) and the lockstep files in `docs/lockstep/`. "
            "Do not edit this page: append a record (`--record FILE` on the measuring commands, or "
-           "`host.report.results.append`) and run `nc2600 results`.", "",
+           "`nc2600.host.report.results.append`) and run `nc2600 results`.", "",
            "Labels: **measured** (run on the machine named, with the command shown), **model** (computed by a "
            "model in this package), **quoted** (from the publication or data sheet cited). Wall-clock speeds "
            "depend on the machine's load, which each measured record gives.", ""]

@@ -6,16 +6,16 @@ The report gathers, per game:
   (``nc2600 rtl-play``); while the console RTL does not exist this figure is reported
   as *missing*, and the per-instance figures that need it fall back to the nominal NTSC frame
   (262 lines x 228 colour clocks = 59,736), labelled as such;
-* preprocessor latency **measured on the RTL** (:class:`hwtools.preprocessor_harness.PreprocessorRTL`
+* preprocessor latency **measured on the RTL** (:class:`nc2600.hwtools.preprocessor_harness.PreprocessorSim`
   in Verilator, fed the game's own ALE frames): cycles from the last visible pixel of the
   4th frame to ``obs_valid``;
-* policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
+* policy inference cycles **computed by the model** :func:`nc2600.hls_models.policy_int8.inference_cycles`
   for the game's minimal action set and ``lanes`` MAC lanes;
-* action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
+* action-select latency **measured on the RTL** (:class:`nc2600.hw.action_select.ActionSelect`, 18
   lanes, in Amaranth's simulator): rising edges from the action-values beat to ``chosen.valid``;
-* cycles by phase **measured on the Verilated fabric instance** (:mod:`hw.instance`: console,
+* cycles by phase **measured on the Verilated fabric instance** (:mod:`nc2600.hw.instance`: console,
   preprocessor, int8 engine, action select and frame-skip controller in one design, driven by
-  :class:`host.drivers.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
+  :class:`nc2600.host.drivers.instance.InstanceEpisodeRunner`): one episode of ``frames`` frames with the network
   ``init_params(1)`` quantised as ``nc2600 instance-play`` does; emulation and host rules per
   frame, preprocessor wait, inference (engine start->done) and action select per decision, the
   parameter load and the reset replay per episode (16 lanes: the instance harness's build);
@@ -23,13 +23,13 @@ The report gathers, per game:
   instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
   device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
   (the result is looked up in its cache; the report never runs place and route itself), and the
-  same at the three-colour-clock console's measured Fmax (``console3``: a frame in a third of
+  same at the three-colour-clock console's measured Fmax (``console_cc3``: a frame in a third of
   the clocks) with the ratio of the two; the same (and per device: two instances per node, and the
   published fabric's 832 instances all emulating) at each console's Fmax measured by nextpnr-nexus on a
   28 nm LIFCL-40-9 (:data:`PNR_NEXUS`, a second proxy, not the XC7Z045), with the Fmax spread over
-  placer seeds 1-3 when ``nc2600 synth --pnr nexus --pnr-seed S`` has placed them; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  placer seeds 1-3 when ``nc2600 synth --pnr nexus --pnr-seed S`` has placed them; and for the whole fabric from :func:`nc2600.mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling, for
-  one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks_per_cycle``) at the same clock.
+  one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks``) at the same clock.
 
 Per decision (``frame_skip`` frames) an instance spends, in cycles::
 
@@ -48,8 +48,8 @@ projection (mesh_sim), not in the per-instance figures.
 
 Every figure carries its kind (:data:`KINDS`), its source and a command that reproduces it.
 :func:`compute` (this module) is a pure function of the gathered inputs (tests give it small
-hand-made inputs); :func:`host.report.measure.gather` does the measurements;
-:func:`host.report.render.write` renders ``report.md`` and a self-contained ``report.html`` (PNG
+hand-made inputs); :func:`nc2600.host.report.measure.gather` does the measurements;
+:func:`nc2600.host.report.render.write` renders ``report.md`` and a self-contained ``report.html`` (PNG
 plots embedded) into a folder.
 """
 from __future__ import annotations
@@ -58,13 +58,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME
+from nc2600.hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME
 
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
-PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtools.timing.pnr_block
-#: hwtools.nexus.pnr_block on its default part (hwtools.nexus.label("LIFCL-40-9BG400C"))
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: nc2600.hwtools.timing.pnr_block
+#: nc2600.hwtools.nexus.pnr_block on its default part (nc2600.hwtools.nexus.label("LIFCL-40-9BG400C"))
 PNR_NEXUS = "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
 KINDS = (RTL, DERIVED, PNR, PNR_NEXUS, MODEL, PUBLISHED, MISSING)
 #: Game instances per device (one Zynq-7045 per node, two instances per node) and in the whole
@@ -74,7 +74,7 @@ FABRIC_INSTANCES = 832
 #: Placer seeds over which the consoles' LIFCL-40 Fmax spread is reported.
 NEXUS_SEEDS = (1, 2, 3)
 
-#: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`hls_models.platform`).
+#: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`nc2600.hls_models.platform`).
 NTSC_COLOUR_CLOCKS = NTSC_COLOUR_CLOCKS_PER_FRAME
 #: Published figures (arXiv 2005.04536 and 2003.11178, 2020; see PUBLISHED_SOURCE).
 PUBLISHED_FABRIC_FPS = 1.2e6
@@ -140,12 +140,12 @@ class Inputs:
     action_select_missing: str = ""
     frames: int = 400
     seed: int = 0
-    mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
-    console_pnr: dict | None = None            # hwtools.timing.pnr_block of the console's current Verilog
+    mesh: dict = field(default_factory=dict)   # game -> nc2600.mesh_sim.project.simulate report
+    console_pnr: dict | None = None            # nc2600.hwtools.timing.pnr_block of the console's current Verilog
     console_pnr_missing: str = ""
-    console3_pnr: dict | None = None           # the same for the three-colour-clock console (console3)
+    console3_pnr: dict | None = None           # the same for the three-colour-clock console (console_cc3)
     console3_pnr_missing: str = ""
-    # hwtools.nexus.pnr_block results (LIFCL-40-9, one per placer seed found in the cache) of each console
+    # nc2600.hwtools.nexus.pnr_block results (LIFCL-40-9, one per placer seed found in the cache) of each console
     console_nexus: list[dict] = field(default_factory=list)
     console3_nexus: list[dict] = field(default_factory=list)
     nexus_missing: str = ""
@@ -201,15 +201,15 @@ def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
 def _inference_model(inp: Inputs, n_actions: int) -> tuple[int, str, str, str]:
     """The engine's model cycles from start to the chosen action: ``(cycles, engine in words, the
     model function's dotted name, its arguments as text)`` (the lane engine's
-    :func:`hls_models.policy_int8.inference_cycles`, or with ``inp.array`` the array engine's
-    :func:`hls_models.policy_array.inference_cycles`)."""
+    :func:`nc2600.hls_models.policy_int8.inference_cycles`, or with ``inp.array`` the array engine's
+    :func:`nc2600.hls_models.policy_array.inference_cycles`)."""
     if inp.array is None:
-        from hls_models.policy_int8 import inference_cycles
+        from nc2600.hls_models.policy_int8 import inference_cycles
         return (inference_cycles(n_actions, inp.lanes), f"{inp.lanes} lanes",
-                "hls_models.policy_int8.inference_cycles", f"{n_actions}, {inp.lanes}")
-    from hls_models.policy_array import inference_cycles as array_cycles
+                "nc2600.hls_models.policy_int8.inference_cycles", f"{n_actions}, {inp.lanes}")
+    from nc2600.hls_models.policy_array import inference_cycles as array_cycles
     r, c = inp.array
-    return (array_cycles(n_actions, r, c), f"array engine {r} x {c}", "hls_models.policy_array.inference_cycles",
+    return (array_cycles(n_actions, r, c), f"array engine {r} x {c}", "nc2600.hls_models.policy_array.inference_cycles",
             f"{n_actions}, {r}, {c}")
 
 
@@ -225,7 +225,7 @@ def compute(inp: Inputs) -> dict:
     ``per_game[game]`` holds the numbers behind the plots: ``colour_clocks`` (list or None),
     ``cycles`` (:func:`decision_cycles` or None when a part is missing) and ``mesh``.
     """
-    from hls_models.action_select import latency as model_argmax_latency
+    from nc2600.hls_models.action_select import latency as model_argmax_latency
 
     clock_hz = inp.clock_mhz * 1e6
     figs: list[Figure] = []
@@ -240,7 +240,7 @@ def compute(inp: Inputs) -> dict:
                            "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to chosen.valid",
                            "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
     pnr = inp.console_pnr
-    pnr_cmd = "nc2600 synth --block console --pnr"
+    pnr_cmd = "nc2600 synth --block console_cc1 --pnr"
     if pnr is None:
         figs.append(Figure(sect_rtl, "console Fmax (place and route, ECP5-85)", None, None, "MHz", MISSING,
                            inp.console_pnr_missing or f"no place-and-route result for this console ({pnr_cmd})"))
@@ -251,7 +251,7 @@ def compute(inp: Inputs) -> dict:
                            f"nextpnr-ecp5 on {pnr['device']} speed {pnr['speed']}, seed {pnr['seed']}; critical path "
                            f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns", pnr_cmd))
     pnr3 = inp.console3_pnr
-    pnr3_cmd = "nc2600 synth --block console3 --pnr"
+    pnr3_cmd = "nc2600 synth --block console_cc3 --pnr"
     if pnr3 is None:
         figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85)", None, None, "MHz",
                            MISSING, inp.console3_pnr_missing or f"no place-and-route result for this console ({pnr3_cmd})"))
@@ -259,12 +259,12 @@ def compute(inp: Inputs) -> dict:
         cp = pnr3.get("critical_path") or {}
         figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85; not the Zynq-7045)",
                            None, float(pnr3["fmax_mhz"]), "MHz", PNR,
-                           f"console3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
+                           f"console_cc3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
                            f"seed {pnr3['seed']}; critical path {cp.get('from')} -> {cp.get('to')}, "
                            f"{cp.get('delay_ns')} ns", pnr3_cmd))
     nexus = {}    # block -> the seed-1 (else first) LIFCL-40 result
-    for block, results, what in (("console", inp.console_nexus, "console"),
-                                 ("console3", inp.console3_nexus, "three-colour-clock console")):
+    for block, results, what in (("console_cc1", inp.console_nexus, "console"),
+                                 ("console_cc3", inp.console3_nexus, "three-colour-clock console")):
         ripup = " --pnr-tmg-ripup" if any(x.get("tmg_ripup") for x in results) else ""
         cmd = f"nc2600 synth --block {block} --pnr nexus --pnr-seed S{ripup} (S = {', '.join(map(str, NEXUS_SEEDS))})"
         if not results:
@@ -281,7 +281,7 @@ def compute(inp: Inputs) -> dict:
                            f"({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)",
                            f"nc2600 synth --block {block} --pnr nexus --pnr-seed {r['seed']}{ripup}"))
         if len(results) > 1:
-            from hwtools.nexus import seed_spread
+            from nc2600.hwtools.nexus import seed_spread
             sp = seed_spread(results)
             figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax spread over placer seeds "
                                f"{', '.join(map(str, sp['seeds']))}", None, sp["spread_pct"], "%", PNR_NEXUS,
@@ -356,7 +356,7 @@ def compute(inp: Inputs) -> dict:
                pnr3_cmd)]
         at += [(nexus.get(b), k, w, "LIFCL-40-9", "a LIFCL-40-9 (28 nm; a proxy, not the XC7Z045)",
                 f"nc2600 synth --block {b} --pnr nexus")
-               for b, k, w in (("console", 1, "console"), ("console3", 3, "three-colour-clock console"))]
+               for b, k, w in (("console_cc1", 1, "console"), ("console_cc3", 3, "three-colour-clock console"))]
         for r, ccpc, what, dev, dev_words, cmd in at:
             if r is None:
                 continue
@@ -428,11 +428,11 @@ def compute(inp: Inputs) -> dict:
                                  "time_fractions": mesh["time_fractions"], "gap_fps": mesh["gap_fps"],
                                  "instances": mesh["topology"]["instances"]}
             inst, o = mesh["instance"], mesh["options"]
-            ccpc = inst.get("colour_clocks_per_cycle", 1)
+            ccpc = inst.get("colour_clocks", 1)
             cmd = (f"nc2600 mesh --clock-mhz {cli_number(inp.clock_mhz)} --n-actions {g.n_actions} "
                    + (f"--engine lane --lanes {inp.lanes} " if inp.array is None
                       else f"--array {inp.array[0]}x{inp.array[1]} ")
-                   + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
+                   + ("" if ccpc == 1 else f"--colour-clocks {ccpc} ")
                    + 
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "
                    f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] and m is None else

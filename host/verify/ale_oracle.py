@@ -4,7 +4,7 @@ Everything that compares the hardware or the models with ALE opens ALE through
 :func:`open_ale`, so that every comparison runs under the same settings:
 
 - ``frame_skip = 1`` (:data:`ALE_FRAME_SKIP`): one ``act`` is one emulated frame (ALE's
-  default too); frame skip is the caller's loop (``hls_models.frame_skip``), not ALE's;
+  default too); frame skip is the caller's loop (``nc2600.hls_models.frame_skip``), not ALE's;
 - ``repeat_action_probability = 0`` (:data:`REPEAT_ACTION_PROBABILITY`): no sticky actions.
   ALE 0.12's default is 0.25, which would repeat the previous action on a quarter of frames
   and make ALE disagree with any deterministic model;
@@ -36,7 +36,7 @@ def open_ale(rom_path: str | os.PathLike, *, random_seed: int = RANDOM_SEED, mod
     """An ``ale_py.ALEInterface`` with the project's settings (module docstring) and a ROM loaded.
 
     Args:
-        rom_path: the ROM file, already checked (``host.verify.games.resolve_rom``, or
+        rom_path: the ROM file, already checked (``nc2600.host.verify.games.resolve_rom``, or
             ``ale_py.roms.get_rom_path`` of a loadable game): ALE aborts the process on a ROM
             it has no settings for.
         random_seed: ALE's ``random_seed`` (environment RNG), taken modulo 2**31.

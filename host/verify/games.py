@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from host.errors import UserError
+from nc2600.host.errors import UserError
 
 #: ROM sizes (bytes) of the cartridge schemes ALE's games use; any other size is refused early.
 KNOWN_ROM_SIZES = (2048, 4096, 8192, 10240, 10495, 10496, 12288, 16384, 32768, 65536, 131072)
@@ -50,7 +50,7 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
     """
     ale_py = _ale()
     if rom is not None:
-        from host.errors import read_regular_file
+        from nc2600.host.errors import read_regular_file
         path = Path(rom)
         data = read_regular_file(rom, max(KNOWN_ROM_SIZES), "ROM")
         if len(data) not in KNOWN_ROM_SIZES:
@@ -110,7 +110,7 @@ class GameInfo:
         rom_path: the ROM file.
         md5: hex md5 of the ROM file.
         rom_bytes: ROM size in bytes.
-        mapper: bank-switching scheme (Stella 2.4.2 auto-detection, :mod:`hls_models.cartridge`).
+        mapper: bank-switching scheme (Stella 2.4.2 auto-detection, :mod:`nc2600.hls_models.cartridge`).
         screen_height, screen_width: ``getScreenDims()`` in pixels (rows, colour clocks).
         display: ``"PAL"`` when ALE detected a PAL ROM (250 rows), else ``"NTSC"``.
         minimal_actions: ALE action ids of the minimal action set, in ALE's order.
@@ -131,8 +131,8 @@ class GameInfo:
 @lru_cache(maxsize=None)
 def game_info(name: str, rom_path: Path | None = None) -> GameInfo:
     """Load the ROM in ALE once and collect its :class:`GameInfo`."""
-    from hls_models.cartridge import detect_mapper
-    from host.verify.ale_oracle import open_ale
+    from nc2600.hls_models.cartridge import detect_mapper
+    from nc2600.host.verify.ale_oracle import open_ale
     if rom_path is None:
         name, rom_path = resolve_rom(game=name)
     data = Path(rom_path).read_bytes()

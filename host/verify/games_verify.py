@@ -1,11 +1,11 @@
 """Checking the game rules table against ALE frame by frame (the library behind
 ``nc2600 games verify``).
 
-For each game, ALE (:func:`host.verify.ale_oracle.open_ale`: ``repeat_action_probability = 0``,
+For each game, ALE (:func:`nc2600.host.verify.ale_oracle.open_ale`: ``repeat_action_probability = 0``,
 ``frame_skip = 1``, ``random_seed`` the run's seed) plays random actions from the game's
 minimal action set over several episodes (``reset_game`` at game over, and after
 ``max_episode_frames`` frames).  After every single frame the rule from
-:mod:`hls_models.game_rules` is evaluated on ALE's own RAM (``getRAM()``, plus the SuperChip
+:mod:`nc2600.hls_models.game_rules` is evaluated on ALE's own RAM (``getRAM()``, plus the SuperChip
 cartridge RAM for games that read it) and its reward, game over and lives are compared with
 ``act``'s return value, ``game_over()`` and ``lives()``.  After each reset the rule state is
 rebuilt from the RAM left by ALE's reset sequence and game over and lives are compared there
@@ -21,12 +21,12 @@ CI_SAMPLE = ("breakout", "pong", "asteroids", "qbert", "klax", "tennis")
 
 
 def _xram_reader(ale):
-    """128 SuperChip RAM bytes of ``ale`` (:func:`host.verify.ale_oracle.superchip_ram`).
+    """128 SuperChip RAM bytes of ``ale`` (:func:`nc2600.host.verify.ale_oracle.superchip_ram`).
 
     Raises:
         RuntimeError: the cartridge has no SuperChip RAM (a rule that reads it on another game).
     """
-    from host.verify.ale_oracle import superchip_ram
+    from nc2600.host.verify.ale_oracle import superchip_ram
     x = superchip_ram(ale)
     if x is None:
         raise RuntimeError("no SuperChip cartridge RAM in the ALE state")
@@ -62,8 +62,8 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
     import numpy as np
     from ale_py import roms
 
-    from hls_models.game_rules import RuleState
-    from host.verify.ale_oracle import open_ale
+    from nc2600.hls_models.game_rules import RuleState
+    from nc2600.host.verify.ale_oracle import open_ale
 
     ale = open_ale(roms.get_rom_path(rule.name), random_seed=seed, mode=mode, difficulty=difficulty)
     actions = ale.getMinimalActionSet()
@@ -128,13 +128,13 @@ def verify_job(job: tuple) -> dict:
     """One run of a sweep, ``job = (rule name, frames, seed, max_episode_frames, poke, mode,
     difficulty)``: its :func:`verify_game` result. Module-level for worker processes and Ray."""
     rule_name, frames, seed, max_ep, poke, mode, difficulty = job
-    from hls_models.game_rules import load_rules
+    from nc2600.hls_models.game_rules import load_rules
     return verify_game(load_rules()[rule_name], frames, seed, max_ep, poke, mode, difficulty)
 
 
 def verify_games(jobs, n_jobs: int = 1, cluster: str = "local", ray_address: str | None = None):
     """:func:`verify_job` for every job, yielded in the order given as each finishes
-    (``n_jobs`` processes here, or one Ray task per job: :func:`host.verify.sweep.sweep_imap`)."""
-    from host.verify.sweep import sweep_imap
+    (``n_jobs`` processes here, or one Ray task per job: :func:`nc2600.host.verify.sweep.sweep_imap`)."""
+    from nc2600.host.verify.sweep import sweep_imap
     return sweep_imap(verify_job, jobs, n_jobs, cluster, ray_address)
 

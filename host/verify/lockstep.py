@@ -1,9 +1,9 @@
 """Lockstep: the console RTL and ALE frame by frame from power-on (the library behind
 ``nc2600 lockstep``).
 
-ALE is opened with the project's settings (:func:`host.verify.ale_oracle.open_ale`: ``frame_skip``
+ALE is opened with the project's settings (:func:`nc2600.host.verify.ale_oracle.open_ale`: ``frame_skip``
 1, ``repeat_action_probability`` 0, ``random_seed`` 0, the default system seed) and loads the
-ROM; the RTL (:class:`host.drivers.rtl_console.RtlConsole`) replays the same power-on and reset
+ROM; the RTL (:class:`nc2600.host.drivers.rtl_console.RtlConsole`) replays the same power-on and reset
 sequence on the Verilated console. Then both get the same action each frame, and after every
 frame the RIOT RAM (``getRAM``), the SuperChip cartridge RAM (from ALE's serialized state) and
 the screen (``getScreen`` palette indices) are compared.
@@ -24,7 +24,8 @@ import os
 import time
 from pathlib import Path
 
-from host.errors import UserError
+from nc2600.host.errors import UserError
+from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 #: Upper bound of ``--frames`` (about 9 days of 2600 time; keeps allocations bounded).
 MAX_FRAMES = 50_000_000
@@ -77,7 +78,7 @@ def action_sequence(spec: str, n: int, minimal: list[int], seed: int):
 
 
 def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random",
-                  stop_at_mismatch: bool = True, console=None, colour_clocks_per_cycle: int = 1) -> dict:
+                  stop_at_mismatch: bool = True, console=None, colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> dict:
     """Run ``game`` in ALE and the RTL side by side for ``frames`` frames; the result record
     (module docstring).
 
@@ -87,23 +88,23 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
         seed: seed of the random actions (``actions="random"``).
         actions: ``"random"``, ``"noop"`` or a ``.npy`` file (:func:`action_sequence`).
         stop_at_mismatch: stop once both the RAM and the screen have differed.
-        console: the console to compare (default: a new :class:`host.drivers.rtl_console.RtlConsole`
+        console: the console to compare (default: a new :class:`nc2600.host.drivers.rtl_console.RtlConsole`
             for ``game``, not yet powered on); any object with its interface, e.g. a console
             with an injected fault (tests).
-        colour_clocks_per_cycle: the default console's configuration, 1 or 3
-            (:class:`hw.console.Console`).
+        colour_clocks: the default console's configuration, 1 or 3
+            (:class:`nc2600.hw.console.Console`).
     Raises:
         UserError: unknown game, a mapper the RTL lacks, a bad action file.
     """
     import ale_py
     import numpy as np
 
-    from host.verify.ale_oracle import open_ale, superchip_ram
-    from host.verify.games import resolve_rom
-    from host.drivers.rtl_console import RtlConsole
+    from nc2600.host.verify.ale_oracle import open_ale, superchip_ram
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.drivers.rtl_console import RtlConsole
 
     name, path = resolve_rom(game=game)
-    rtl = RtlConsole(name, path, colour_clocks_per_cycle=colour_clocks_per_cycle) if console is None else console
+    rtl = RtlConsole(name, path, colour_clocks=colour_clocks) if console is None else console
     ale = open_ale(path)
     minimal = [int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
     acts = action_sequence(actions, frames, minimal, seed)
@@ -154,35 +155,35 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
 
 
 def lockstep_job(job: tuple) -> dict:
-    """One game of a sweep, ``job = (game, frames, seed, actions[, colour_clocks_per_cycle])``: its :func:`lockstep_game`
+    """One game of a sweep, ``job = (game, frames, seed, actions[, colour_clocks])``: its :func:`lockstep_game`
     record, or a record with ``unsupported`` (a mapper the RTL lacks) or ``error`` (any
     failure, first 200 characters), both with ``match`` False. Module-level for worker
     processes and Ray tasks."""
     game, frames, seed, actions, *ccpc = job
-    from hls_models.cartridge import detect_mapper
-    from host.verify.games import resolve_rom
-    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+    from nc2600.hls_models.cartridge import detect_mapper
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
                 "first_screen_mismatch_frame": None, "match": False, "unsupported": True}
     try:
-        return lockstep_game(name, frames, seed, actions, colour_clocks_per_cycle=ccpc[0] if ccpc else 1)
+        return lockstep_game(name, frames, seed, actions, colour_clocks=ccpc[0] if ccpc else 1)
     except Exception as exc:  # noqa: BLE001 - one game's failure is a table row
         return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
                 "first_screen_mismatch_frame": None, "match": False, "error": str(exc)[:200]}
 
 
 def lockstep_games(games, frames: int, seed: int = 0, actions: str = "random", jobs: int = 1,
-                   cluster: str = "local", ray_address: str | None = None, colour_clocks_per_cycle: int = 1,
+                   cluster: str = "local", ray_address: str | None = None, colour_clocks: int = DEFAULT_COLOUR_CLOCKS,
                    ordered: bool = True):
     """:func:`lockstep_job` for every game, yielded in the order given as each finishes (or, with
     ``ordered=False``, in the order they finish; each record names its game) (``jobs`` processes
-    here, or one Ray task per game: :func:`host.verify.sweep.sweep_imap`), on the console configuration
-    ``colour_clocks_per_cycle`` (1 or 3)."""
-    from host.verify.sweep import sweep_imap
-    return sweep_imap(lockstep_job, [(g, frames, seed, actions, colour_clocks_per_cycle) for g in games], jobs,
+    here, or one Ray task per game: :func:`nc2600.host.verify.sweep.sweep_imap`), on the console configuration
+    ``colour_clocks`` (1 or 3)."""
+    from nc2600.host.verify.sweep import sweep_imap
+    return sweep_imap(lockstep_job, [(g, frames, seed, actions, colour_clocks) for g in games], jobs,
                       cluster, ray_address, ordered=ordered)
 
 
@@ -203,9 +204,9 @@ def result_word(r: dict) -> str:
     return " ".join(parts)
 
 
-def run_identity(frames: int, seed: int, actions: str, colour_clocks_per_cycle: int = 1) -> dict:
+def run_identity(frames: int, seed: int, actions: str, colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> dict:
     """What every game's lockstep record depends on besides the game: the console library's build
-    key (``console-<hash>``: :func:`hwtools.console_harness.build`'s cache key, a hash of the
+    key (``console-<hash>``: :func:`nc2600.hwtools.console_harness.build`'s cache key, a hash of the
     generated Verilog, the harness and the Verilator/gcc flags; building it if it is not cached),
     the configuration, ``frames``, the actions (``random`` with its ``seed``, ``noop``, or an
     action file by the SHA-256 of its action array) and the ale-py version.
@@ -216,13 +217,13 @@ def run_identity(frames: int, seed: int, actions: str, colour_clocks_per_cycle: 
     import hashlib
     from importlib.metadata import version
 
-    from hwtools.console_harness import build
+    from nc2600.hwtools.console_harness import build
     if actions in ("random", "noop"):
         acts = actions
     else:
         a = load_action_file(actions)
         acts = "file sha256 " + hashlib.sha256(a.astype("<i8").tobytes()).hexdigest()[:16]
-    return {"rtl": build(colour_clocks_per_cycle).parent.name, "colour_clocks_per_cycle": colour_clocks_per_cycle,
+    return {"rtl": build(colour_clocks).parent.name, "colour_clocks": colour_clocks,
             "frames": frames, "actions": acts, "seed": seed if actions == "random" else None,
             "ale_py": version("ale-py")}
 
@@ -232,12 +233,12 @@ class ResultsFile:
     so that a long sweep (``--all --frames 10000``: CPU-hours) that is cut off goes on where it
     stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
-    rename after every game (:func:`host.launcher.rundir.atomic_write_bytes`), so it is never half-written.
+    rename after every game (:func:`nc2600.host.launcher.rundir.atomic_write_bytes`), so it is never half-written.
     Records of games that failed to run (``error``) are not kept: those games run again. The path
     is resolved once (a symbolic link's target is the file written). One run per file: from the
     start until :meth:`close` (or the end of a ``with`` block, or of the process) the object holds
     an exclusive ``flock`` on ``.NAME.lock`` beside the file, as run folders do
-    (:class:`host.launcher.rundir.RunFolder`); a second run on the same file, by any user or machine that
+    (:class:`nc2600.host.launcher.rundir.RunFolder`); a second run on the same file, by any user or machine that
     shares the folder and its locks, is refused. Temp files a killed run left beside the file are
     removed then.
 
@@ -250,7 +251,7 @@ class ResultsFile:
     def __init__(self, path, identity):
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
-        from host.launcher.rundir import check_output_file
+        from nc2600.host.launcher.rundir import check_output_file
         self._name = str(path)                        # as given, for the messages
         if not self._name.strip():
             raise UserError("--results is empty; give a file name")
@@ -271,7 +272,7 @@ class ResultsFile:
         except BaseException:
             self.close()
             raise
-        # a killed run's temp files (host.launcher.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
+        # a killed run's temp files (nc2600.host.launcher.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
         # file is known to be a results file and no other run writes it
         for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
             try:
@@ -308,7 +309,7 @@ class ResultsFile:
         self.records = {r["game"]: r for r in recs if not r.get("error")}
 
     def _lock(self) -> None:
-        from host.launcher.rundir import lock_exclusive
+        from nc2600.host.launcher.rundir import lock_exclusive
         lock = self.path.with_name(f".{self.path.name}.lock")
         self._lock_fd = lock_exclusive(
             lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another lockstep run is writing it "
@@ -343,6 +344,6 @@ class ResultsFile:
     def _write(self) -> None:
         import json
 
-        from host.launcher.rundir import atomic_write_bytes
+        from nc2600.host.launcher.rundir import atomic_write_bytes
         text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
         atomic_write_bytes(self.path, text.encode())

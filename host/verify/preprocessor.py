@@ -4,13 +4,13 @@ Runs ale-py (``repeat_action_probability = 0``, one uniformly random minimal-set
 for each frame-skip period of 4 frames), takes every emulated frame's palette-index screen
 (``getScreen``) and feeds it to
 
-- the integer model: :func:`hls_models.palette.to_grey` then :mod:`hls_models.preprocessor`
+- the integer model: :func:`nc2600.hls_models.palette.to_grey` then :mod:`nc2600.hls_models.preprocessor`
   (max of the last two frames, fixed-point 84 x 84 area resize, stack of 4), pushing one
   observation per frame-skip period (the 4th frame, pooled with the 3rd), as the launcher does;
 - the float reference: ALE's ``getScreenGrayscale``, max-pooled, area-resized in float
-  (:func:`hls_models.preprocessor.float_reference`); reported as ``max_abs_diff_vs_float``
+  (:func:`nc2600.hls_models.preprocessor.float_reference`); reported as ``max_abs_diff_vs_float``
   (grey levels, over all pixels of all observations);
-- with ``--rtl``: the streaming RTL (:mod:`hw.preprocessor`) in Verilator, fed one palette
+- with ``--rtl``: the streaming RTL (:mod:`nc2600.hw.preprocessor`) in Verilator, fed one palette
   index per colour clock with line and frame strobes; its whole ``4 x 84 x 84`` stack is read
   back through the read port after every observation and compared with the model
   (``rtl_mismatched_pixels``), and the cycles from the last visible pixel to ``obs_valid``
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models import preprocessor
-from hls_models.preprocessor import FRAME_SKIP, observation_stacks
-from host.verify.ale_recordings import record_screens
-from host.errors import UserError
+from nc2600.hls_models import preprocessor
+from nc2600.hls_models.preprocessor import FRAME_SKIP, observation_stacks
+from nc2600.host.verify.ale_recordings import record_screens
+from nc2600.host.errors import UserError
 
 
 def run_preprocess(game: str, frames: int, seed: int, rtl: bool) -> dict:
@@ -45,9 +45,9 @@ def run_preprocess(game: str, frames: int, seed: int, rtl: bool) -> dict:
               "observations": int(len(stacks)), "max_abs_diff_vs_float": round(max_diff, 6),
               "rtl_mismatched_pixels": None, "latency_cycles": None}
     if rtl:
-        from hls_models.preprocessor import LATENCY_CYCLES
-        from hwtools.preprocessor_harness import PreprocessorRTL
-        sim = PreprocessorRTL(height, fmt)
+        from nc2600.hls_models.preprocessor import LATENCY_CYCLES
+        from nc2600.hwtools.preprocessor_harness import PreprocessorSim
+        sim = PreprocessorSim(height, fmt)
         sim.clear()
         mismatched, latencies, n = 0, [], 0
         start_cycles, start = sim.cycles, time.perf_counter()

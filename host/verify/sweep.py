@@ -1,10 +1,10 @@
 """One way to run a sweep (one job per game) here or on a Ray cluster, results in job order or
 as each job finishes.
 
-Used by ``nc2600 lockstep --games/--all`` (:mod:`host.verify.lockstep`) and ``nc2600 games verify``
-(:mod:`host.verify.games_verify`). ``cluster="local"`` runs ``jobs`` spawned worker processes
+Used by ``nc2600 lockstep --games/--all`` (:mod:`nc2600.host.verify.lockstep`) and ``nc2600 games verify``
+(:mod:`nc2600.host.verify.games_verify`). ``cluster="local"`` runs ``jobs`` spawned worker processes
 (``multiprocessing.Pool.imap``/``imap_unordered``, one job at a time per worker) or, with one job or one item,
-the calling process; ``cluster="ray"`` runs one Ray task per item (:func:`host.cluster.ray_cluster.ray_imap`).
+the calling process; ``cluster="ray"`` runs one Ray task per item (:func:`nc2600.host.cluster.ray_cluster.ray_imap`).
 """
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
         cluster: ``"local"`` or ``"ray"``.
         ray_address: ``HOST:PORT`` of a running Ray head (ray only).
     Raises:
-        UserError: Ray cannot be reached (from :func:`host.cluster.ray_cluster.ray_imap`).
+        UserError: Ray cannot be reached (from :func:`nc2600.host.cluster.ray_cluster.ray_imap`).
     Workers are terminated when the generator ends or is closed.
     """
     items = list(items)
     if not items:                  # nothing to run: no pool, no Ray started
         return
     if cluster == "ray":
-        from host.cluster.ray_cluster import ray_imap
+        from nc2600.host.cluster.ray_cluster import ray_imap
         rows = ray_imap(fn, items, ray_address, jobs, ordered=ordered)
         try:
             yield from rows

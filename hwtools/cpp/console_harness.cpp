@@ -1,7 +1,7 @@
 // Fast C++ harness for the Verilated Atari 2600 console (hw/console.py), loaded with ctypes.
 //
-// One clock edge = one colour clock (console.v), or one CPU cycle of three colour clocks when
-// NC_CC3 is defined (console3.v: Console(colour_clocks_per_cycle=3), three pixels per edge in
+// One clock edge = one colour clock (console_cc1.v), or one CPU cycle of three colour clocks when
+// NC_CC3 is defined (console_cc3.v: Console(colour_clocks=3), three pixels per edge in
 // the pixels stream's pixel/visible). A call to con_run_frame runs the console until the
 // frame ends (the console's at_boundary: the frame-ending write was made and the CPU is at
 // the next instruction it will really execute), as ALE's TIA::update() does, or until ALE's
@@ -26,25 +26,27 @@
 // the whole model and the harness's own frame state (frame buffers, lazy-draw shadow, partial
 // frame flag, drawn window) to memory, the RTL backend's episode start state.
 //
-// Ports of the console's interfaces (hw.console.Console: controllers, host_rom/host_ram/host_riot,
+// Ports of the console's interfaces (nc2600.hw.console.Console: controllers, host_rom/host_ram/host_riot,
 // pixels) are Amaranth's flattened names `iface__member`, which Verilator writes with `__` as
 // `___05F`: PORT(controllers, swcha) is `controllers___05Fswcha`.
 #include <cstdint>
 #include <cstring>
 #include "verilated.h"
 #ifdef NC_CC3
-#include "Vconsole3.h"
-#include "Vconsole3___024root.h"
-typedef Vconsole3 Vconsole;
-typedef Vconsole3___024root Vconsole___024root;
-void Vconsole3___024root___eval_nba(Vconsole3___024root* vlSelf);
-#define EVAL_NBA Vconsole3___024root___eval_nba
+#include "Vconsole_cc3.h"
+#include "Vconsole_cc3___024root.h"
+typedef Vconsole_cc3 Vconsole;
+typedef Vconsole_cc3___024root Vconsole___024root;
+void Vconsole_cc3___024root___eval_nba(Vconsole_cc3___024root* vlSelf);
+#define EVAL_NBA Vconsole_cc3___024root___eval_nba
 constexpr int CLOCKS_PER_EDGE = 3;
 #else
-#include "Vconsole.h"
-#include "Vconsole___024root.h"
-void Vconsole___024root___eval_nba(Vconsole___024root* vlSelf);
-#define EVAL_NBA Vconsole___024root___eval_nba
+#include "Vconsole_cc1.h"
+#include "Vconsole_cc1___024root.h"
+typedef Vconsole_cc1 Vconsole;
+typedef Vconsole_cc1___024root Vconsole___024root;
+void Vconsole_cc1___024root___eval_nba(Vconsole_cc1___024root* vlSelf);
+#define EVAL_NBA Vconsole_cc1___024root___eval_nba
 constexpr int CLOCKS_PER_EDGE = 1;
 #endif
 
@@ -71,7 +73,7 @@ struct Harness {
     int ystart = 34;
     std::vector<uint8_t> snap;   // the last con_save
     // clocks at which the console's frame.*_next outputs (at_boundary, insn_start, jammed at the
-    // next clock; hw.console.FrameSignature) did not match the next clock's values
+    // next clock; nc2600.hw.console.FrameSignature) did not match the next clock's values
     int64_t ahead_errors = 0;
     uint8_t ahead[3] = {0, 0, 0};
     inline void predict() {

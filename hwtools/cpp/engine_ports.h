@@ -9,7 +9,7 @@
 #include <cstdint>
 
 namespace engine_ports {
-constexpr int kMaxActions = 18;   // the action-value registers (hls_models.action_select.MAX_ACTIONS)
+constexpr int kMaxActions = 18;   // the action-value registers (nc2600.hls_models.action_select.MAX_ACTIONS)
 
 // Idle inputs, then reset held for two clock cycles.
 template <class H, class Tick>

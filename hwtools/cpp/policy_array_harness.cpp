@@ -15,7 +15,7 @@ struct Harness {
   Vpolicy_array* top;
   uint64_t cycles;
   int rows;                 // R: bytes per observation word
-  const uint8_t* obs;       // (28224 / R) words of R bytes (hls_models.policy_array.obs_words)
+  const uint8_t* obs;       // (28224 / R) words of R bytes (nc2600.hls_models.policy_array.obs_words)
   uint32_t pending_addr;    // the word address sampled at the last rising edge
   bool pending_valid;
 };

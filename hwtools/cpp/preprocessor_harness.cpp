@@ -7,7 +7,7 @@
 #include "Vpreprocessor.h"
 
 #ifndef NC_PIXELS_PER_CYCLE
-#define NC_PIXELS_PER_CYCLE 1         // 3: the three-pixel stream (module preprocessor3)
+#define NC_PIXELS_PER_CYCLE 1         // 3: the three-pixel stream (module preprocessor_cc3)
 #endif
 
 namespace {

@@ -1,6 +1,6 @@
 """cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against the rule (first maximum, a plain loop).
 
-Run by ``make sim`` (rule 1 of :mod:`hwtools.sim`) and by ``test_action_select_cocotb.py`` through the same path.
+Run by ``make sim`` (rule 1 of :mod:`nc2600.hwtools.sim`) and by ``test_action_select_cocotb.py`` through the same path.
 """
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import NextTimeStep, ReadOnly, RisingEdge
 
-from hls_models.action_select import latency
+from nc2600.hls_models.action_select import latency
 from tests.action_select.vectors import adversarial_vectors, first_maximum
 
 N, WIDTH = 18, 32
 
 
 def pack(values, count: int = N) -> int:
-    """One action-values beat (hw.interfaces.action_values_layout): ``values`` lanes from
+    """One action-values beat (nc2600.hw.interfaces.action_values_layout): ``values`` lanes from
     bit 0, ``count`` above them."""
     word = 0
     for i, v in enumerate(values):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hls_models import action_select as model
-from hw.action_select import ActionSelect, generate
+from nc2600.hls_models import action_select as model
+from nc2600.hw.action_select import ActionSelect, generate
 from tests.action_select.vectors import adversarial_vectors, first_maximum
 
 

@@ -2,7 +2,7 @@
 registration that ``make sim`` uses (rule 1: ``tests/action_select/cocotb_action_select.py``)."""
 from __future__ import annotations
 
-from hwtools.sim import run_registered
+from nc2600.hwtools.sim import run_registered
 
 
 def test_cocotb_action_select(tmp_path):

@@ -1,7 +1,7 @@
 """The shape of ``hw/``: the Signatures between blocks live in interface modules, and the blocks
 stand side by side under the instance.
 
-Read from the source with :mod:`ast` (every ``from hw.X import ...`` and ``import hw.X``, also
+Read from the source with :mod:`ast` (every ``from nc2600.hw.X import ...`` and ``import nc2600.hw.X``, also
 inside functions), and from the imported objects themselves to tell an interface from a block:
 
 - interfaces rule: an ``hw`` module imports a ``wiring.Signature``, a function that builds one
@@ -25,29 +25,29 @@ REPO = Path(__file__).resolve().parents[2]
 HW = REPO / "hw"
 
 #: modules that hold Signatures (and their layouts) shared by producers and consumers
-INTERFACE_MODULES = {"hw.interfaces", "hw.bus", "hw.axi_lite"}
+INTERFACE_MODULES = {"nc2600.hw.interfaces", "nc2600.hw.bus", "nc2600.hw.axi_lite"}
 #: modules of helpers that are no blocks (any module may import them)
-SUPPORT_MODULES = {"hw.counters", "hw.reproducible", "hw.register_file"}
+SUPPORT_MODULES = {"nc2600.hw.counters", "nc2600.hw.reproducible", "nc2600.hw.register_file"}
 #: block module -> the block modules it is composed of (instantiates)
 COMPOSED_OF = {
-    "hw.console": {"hw.cpu6507", "hw.tia", "hw.riot", "hw.cart"},
-    "hw.instance": {"hw.console", "hw.preprocessor", "hw.policy_engine", "hw.policy_array", "hw.action_select",
-                    "hw.frame_skip"},
-    "hw.node": {"hw.instance"},
+    "nc2600.hw.console": {"nc2600.hw.cpu6507", "nc2600.hw.tia", "nc2600.hw.riot", "nc2600.hw.cartridge"},
+    "nc2600.hw.instance": {"nc2600.hw.console", "nc2600.hw.preprocessor", "nc2600.hw.policy_engine", "nc2600.hw.policy_array", "nc2600.hw.action_select",
+                    "nc2600.hw.frame_skip"},
+    "nc2600.hw.node": {"nc2600.hw.instance"},
 }
 
 
 def hw_imports(path: Path) -> list[tuple[str, str | None]]:
     """``(module, name)`` for every import of an ``hw`` module in ``path``: ``name`` is the
-    imported name of ``from hw.X import name`` (None for ``import hw.X`` or ``from hw import X``)."""
+    imported name of ``from nc2600.hw.X import name`` (None for ``import nc2600.hw.X`` or ``from nc2600.hw import X``)."""
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            out += [(a.name, None) for a in node.names if a.name.startswith("hw.")]
+            out += [(a.name, None) for a in node.names if a.name.startswith("nc2600.hw.")]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module == "hw":
-                out += [(f"hw.{a.name}", None) for a in node.names]
-            elif node.module.startswith("hw."):
+            if node.module == "nc2600.hw":
+                out += [(f"nc2600.hw.{a.name}", None) for a in node.names]
+            elif node.module.startswith("nc2600.hw."):
                 out += [(node.module, a.name) for a in node.names]
     return out
 
@@ -83,7 +83,7 @@ def composition_violations(imports: dict[str, list[tuple[str, str | None]]]) -> 
 
 
 def hw_module_imports() -> dict[str, list[tuple[str, str | None]]]:
-    return {f"hw.{p.stem}": hw_imports(p) for p in sorted(HW.glob("*.py")) if p.stem != "__init__"}
+    return {f"nc2600.hw.{p.stem}": hw_imports(p) for p in sorted(HW.glob("*.py")) if p.stem != "__init__"}
 
 
 def _resolve(module: str, name: str):
@@ -92,8 +92,8 @@ def _resolve(module: str, name: str):
 
 def test_the_walker_sees_known_imports():
     imports = hw_module_imports()
-    assert ("hw.tia", None) in imports["hw.console"] or ("hw.tia", "Tia") in imports["hw.console"]
-    assert ("hw.interfaces", "ObservationReadSignature") in imports["hw.policy_engine"]
+    assert ("nc2600.hw.tia", None) in imports["nc2600.hw.console"] or ("nc2600.hw.tia", "Tia") in imports["nc2600.hw.console"]
+    assert ("nc2600.hw.interfaces", "ObservationReadSignature") in imports["nc2600.hw.policy_engine"]
 
 
 def test_no_block_imports_another_for_its_signature():
@@ -108,23 +108,23 @@ def test_the_checks_fail_on_bad_imports():
     """Hand-made import lists: a Signature, a signature function and a layout taken from a block's
     module are reported, a block imported by a module not composed of it too."""
     imports = {
-        "hw.action_select": [("hw.policy_engine", "PolicyEngine"), ("hw.interfaces", "action_values_signature")],
-        "hw.frame_skip": [("hw.console", "FrameSignature"), ("hw.counters", "count_clocks")],
-        "hw.preprocessor": [("hw.policy_engine", "action_values_layout")],
+        "nc2600.hw.action_select": [("nc2600.hw.policy_engine", "PolicyEngine"), ("nc2600.hw.interfaces", "action_values_signature")],
+        "nc2600.hw.frame_skip": [("nc2600.hw.console", "FrameSignature"), ("nc2600.hw.counters", "count_clocks")],
+        "nc2600.hw.preprocessor": [("nc2600.hw.policy_engine", "action_values_layout")],
     }
-    objects = {("hw.policy_engine", "PolicyEngine"): object, ("hw.console", "FrameSignature"):
-               wiring.Signature({"a": wiring.Out(1)}), ("hw.policy_engine", "action_values_layout"): lambda: None,
-               ("hw.interfaces", "action_values_signature"): lambda: None, ("hw.counters", "count_clocks"): lambda: None}
+    objects = {("nc2600.hw.policy_engine", "PolicyEngine"): object, ("nc2600.hw.console", "FrameSignature"):
+               wiring.Signature({"a": wiring.Out(1)}), ("nc2600.hw.policy_engine", "action_values_layout"): lambda: None,
+               ("nc2600.hw.interfaces", "action_values_signature"): lambda: None, ("nc2600.hw.counters", "count_clocks"): lambda: None}
     assert interface_violations(imports, lambda m, n: objects[(m, n)]) == [
-        "hw.frame_skip imports the interface FrameSignature from the block module hw.console",
-        "hw.preprocessor imports the interface action_values_layout from the block module hw.policy_engine",
+        "nc2600.hw.frame_skip imports the interface FrameSignature from the block module nc2600.hw.console",
+        "nc2600.hw.preprocessor imports the interface action_values_layout from the block module nc2600.hw.policy_engine",
     ]
     assert composition_violations(imports) == [
-        "hw.action_select imports the block module hw.policy_engine",
-        "hw.frame_skip imports the block module hw.console",
-        "hw.preprocessor imports the block module hw.policy_engine",
+        "nc2600.hw.action_select imports the block module nc2600.hw.policy_engine",
+        "nc2600.hw.frame_skip imports the block module nc2600.hw.console",
+        "nc2600.hw.preprocessor imports the block module nc2600.hw.policy_engine",
     ]
-    assert composition_violations({"hw.console": [("hw.tia", "Tia"), ("hw.cart", "Cart")]}) == []
+    assert composition_violations({"nc2600.hw.console": [("nc2600.hw.tia", "Tia"), ("nc2600.hw.cartridge", "Cartridge")]}) == []
 
 
 #: the longest a function or method in ``hw/`` may be, in source lines (its ``def`` to its last line)

@@ -28,9 +28,24 @@ LAYERS = {"hls_models": 0, "hw": 1, "hwtools": 2, "host": 3, "mesh_sim": 3}
 SAME_LAYER_ALLOWED = {("host", "mesh_sim")}
 
 
+#: the installed namespace over the repository's top-level folders (``hw/`` is ``nc2600.hw``)
+NAMESPACE = "nc2600"
+
+
 def module_name(path: Path, root: Path = REPO) -> str:
+    """The module a file of the checkout is imported as: ``hw/cpu6507.py`` is
+    ``nc2600.hw.cpu6507`` (a file under another root keeps its plain dotted path)."""
     parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    parts = parts[:-1] if parts[-1] == "__init__" else parts
+    if root == REPO and parts[0] != NAMESPACE:
+        parts = (NAMESPACE, *parts)
+    return ".".join(parts)
+
+
+def package_of(module: str) -> str:
+    """The layer's package of a module name: ``nc2600.hw.cpu6507`` -> ``hw``."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == NAMESPACE and len(parts) > 1 else parts[0]
 
 
 def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
@@ -69,13 +84,13 @@ def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
 
 #: modules that load a module named by a variable -> the package its names come from (each such
 #: load counts as an import of every module of that package)
-DYNAMIC_LOADS = {"hwtools.generate": "hw.", "hwtools.synth": "hw."}
+DYNAMIC_LOADS = {"nc2600.hwtools.generate": "nc2600.hw.", "nc2600.hwtools.synth": "nc2600.hw."}
 
 
 def importlib_targets(node: ast.AST, modules: set[str], me: str = "") -> list[str]:
     """Modules a call ``importlib.import_module(NAME)`` (or ``import_module(NAME)``) in module
     ``me`` loads: NAME as a string constant, or every project module under the constant head of
-    an f-string (``f"host.commands.{name}"``: all of ``host.commands.*``), or for a module of
+    an f-string (``f"nc2600.host.commands.{name}"``: all of ``nc2600.host.commands.*``), or for a module of
     :data:`DYNAMIC_LOADS` every module of its package. A name built any other way is reported as
     unreadable (:class:`ValueError`), so that no load escapes the graph."""
     if not isinstance(node, ast.Call):
@@ -109,7 +124,7 @@ def project_graph() -> nx.DiGraph:
 def direction_violations(graph: nx.DiGraph) -> list[str]:
     bad = []
     for src, dst in graph.edges:
-        a, b = src.split(".")[0], dst.split(".")[0]
+        a, b = package_of(src), package_of(dst)
         if a == b or (a, b) in SAME_LAYER_ALLOWED:
             continue
         if LAYERS[b] >= LAYERS[a]:
@@ -124,10 +139,10 @@ def cycles(graph: nx.DiGraph) -> list[list[str]]:
 def test_graph_sees_the_packages():
     """The graph holds every package and edges that are known to exist (the walker works)."""
     graph = project_graph()
-    assert {n.split(".")[0] for n in graph.nodes} == set(LAYERS)
-    for edge in (("hw.preprocessor", "hls_models.preprocessor"), ("hwtools.console_harness", "hw.console"),
-                 ("host.drivers.rtl_console", "hwtools.console_harness"),
-                 ("host.launcher.backends", "host.drivers.rtl_instance")):
+    assert {package_of(n) for n in graph.nodes} == set(LAYERS)
+    for edge in (("nc2600.hw.preprocessor", "nc2600.hls_models.preprocessor"), ("nc2600.hwtools.console_harness", "nc2600.hw.console"),
+                 ("nc2600.host.drivers.rtl_console", "nc2600.hwtools.console_harness"),
+                 ("nc2600.host.launcher.backends", "nc2600.host.drivers.rtl_console_env")):
         assert graph.has_edge(*edge), edge
 
 
@@ -141,17 +156,17 @@ def test_no_import_cycles():
 
 def test_checks_fail_on_bad_graphs():
     """Hand-made graphs: an upward import and a two-module cycle are reported."""
-    g = nx.DiGraph([("hls_models.policy_int8", "host.launcher.policy"), ("hw.sim", "host.commands.lockstep"),
-                    ("host.launcher.instance", "host.drivers.rtl_instance"),
-                    ("host.drivers.rtl_instance", "host.launcher.instance"),
-                    ("hwtools.sim", "hw.console"), ("host.report.throughput", "mesh_sim.project")])
+    g = nx.DiGraph([("nc2600.hls_models.policy_int8", "nc2600.host.launcher.policy"), ("nc2600.hw.sim", "nc2600.host.commands.lockstep"),
+                    ("nc2600.host.launcher.env", "nc2600.host.drivers.rtl_console_env"),
+                    ("nc2600.host.drivers.rtl_console_env", "nc2600.host.launcher.env"),
+                    ("nc2600.hwtools.sim", "nc2600.hw.console"), ("nc2600.host.report.throughput", "nc2600.mesh_sim.project")])
     assert direction_violations(g) == [
-        "hls_models.policy_int8 imports host.launcher.policy (hls_models may not depend on host)",
-        "hw.sim imports host.commands.lockstep (hw may not depend on host)"]
-    assert cycles(g) == [["host.drivers.rtl_instance", "host.launcher.instance"]]
+        "nc2600.hls_models.policy_int8 imports nc2600.host.launcher.policy (hls_models may not depend on host)",
+        "nc2600.hw.sim imports nc2600.host.commands.lockstep (hw may not depend on host)"]
+    assert cycles(g) == [["nc2600.host.drivers.rtl_console_env", "nc2600.host.launcher.env"]]
     # mesh_sim may not import host
-    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.verify.games")])) == [
-        "mesh_sim.node imports host.verify.games (mesh_sim may not depend on host)"]
+    assert direction_violations(nx.DiGraph([("nc2600.mesh_sim.node", "nc2600.host.verify.games")])) == [
+        "nc2600.mesh_sim.node imports nc2600.host.verify.games (mesh_sim may not depend on host)"]
 
 
 def test_relative_imports_are_resolved(tmp_path):
@@ -190,16 +205,16 @@ def test_importlib_loads_are_edges(tmp_path):
 def test_the_cli_reaches_every_command():
     """The real CLI's discovery loop is read as an edge to each command module."""
     graph = project_graph()
-    commands = {n for n in graph.nodes if n.startswith("host.commands.")}
+    commands = {n for n in graph.nodes if n.startswith("nc2600.host.commands.")}
     assert len(commands) > 10
-    assert commands <= set(graph.successors("host.cli"))
+    assert commands <= set(graph.successors("nc2600.host.cli"))
 
 
 #: the modules of ``hw`` that ``host`` may import: those it builds RTL from (the report's
 #: measurements), with the reason; spec constants come from ``hls_models``
 HOST_MAY_BUILD = {
-    "hw.action_select": "the report measures the block's latency in Amaranth's simulator",
-    "hw.console": "the report generates the console's Verilog for place and route",
+    "nc2600.hw.action_select": "the report measures the block's latency in Amaranth's simulator",
+    "nc2600.hw.console": "the report generates the console's Verilog for place and route",
 }
 
 
@@ -207,7 +222,7 @@ def hw_imports_of_host(graph: nx.DiGraph) -> dict[str, set[str]]:
     """``{hw module: host modules importing it}`` over the edges of ``graph``."""
     out: dict[str, set[str]] = {}
     for src, dst in graph.edges:
-        if src.split(".")[0] == "host" and dst.split(".")[0] == "hw":
+        if package_of(src) == "host" and package_of(dst) == "hw":
             out.setdefault(dst, set()).add(src)
     return out
 
@@ -219,14 +234,14 @@ def test_host_imports_hw_only_to_build_rtl():
     assert {m: sorted(u) for m, u in used.items() if m not in HOST_MAY_BUILD} == {}
     assert set(used) == set(HOST_MAY_BUILD)        # the list names nothing that is no longer used
     # the check sees a spec constant taken from hw
-    assert hw_imports_of_host(nx.DiGraph([("host.drivers.fabric", "hw.cart")])) == {
-        "hw.cart": {"host.drivers.fabric"}}
+    assert hw_imports_of_host(nx.DiGraph([("nc2600.host.drivers.instance", "nc2600.hw.cartridge")])) == {
+        "nc2600.hw.cartridge": {"nc2600.host.drivers.instance"}}
 
 
 def test_spec_constants_are_the_hardware_s():
     """The constants ``host`` takes from the models are those the RTL is built with."""
-    from hls_models import cartridge, preprocessor as pp_model
-    from hw import cart, console, preprocessor
+    from nc2600.hls_models import cartridge, preprocessor as pp_model
+    from nc2600.hw import cartridge as cart, console, preprocessor
     names = {("2K" if m is cart.Mapper.K2 else "4K" if m is cart.Mapper.K4 else m.name): m.value
              for m in cart.Mapper}
     assert cartridge.MAPPER_CODES == names == cart.MAPPER_CODES

@@ -4,7 +4,7 @@ import sys
 
 
 def _nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
 
 
 def test_unknown_subcommand_is_one_line_exit_2():
@@ -19,7 +19,7 @@ def _subparsers():
     """``{"mesh": parser, "bench mesh": parser, ...}`` of the command line."""
     import argparse
 
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     found = {}
 
     def walk(parser, prefix):
@@ -54,8 +54,8 @@ def test_top_level_help_of_run_names_its_backends():
     """``nc2600 --help`` says what ``run`` plays on: the three backends of the launcher's registry
     (ALE, the console RTL, the fabric instance), not ALE alone; ``run --help`` names them as
     ``--backend`` takes them, with its default."""
-    from host.launcher.evaluation import BACKENDS
-    from host.launcher.settings import RunConfig
+    from nc2600.host.launcher.evaluation import BACKENDS
+    from nc2600.host.launcher.settings import RunConfig
     assert tuple(BACKENDS) == ("ale", "rtl", "fabric") and RunConfig().backend == "ale"
     proc = _nc2600("--help")
     assert proc.returncode == 0

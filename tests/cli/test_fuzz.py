@@ -5,11 +5,11 @@ Each case is one command line: a small valid base command with one option set to
 words), small valid numbers, and bad paths (empty, missing, a FIFO, a character device, a
 folder, under /proc, a 300-character name, a garbage file, a damaged run folder, a folder of
 someone's files). Every case must end in exit 0, or exit 2 with exactly one line on stderr;
-no exception may escape ``host.cli.main`` (a traceback), none may take longer than the time
+no exception may escape ``nc2600.host.cli.main`` (a traceback), none may take longer than the time
 limit, no temp file may stay behind, and a failed case must leave no output that looks
 complete (summary.json, report.md, synth.json, the mesh report, rtl-play's screens).
 
-Cases run in this process through ``host.cli.main`` (about 1,000 times faster than a
+Cases run in this process through ``nc2600.host.cli.main`` (about 1,000 times faster than a
 subprocess per case). Work that takes minutes once the input is accepted (an evolution run,
 the RTL builds and runs, the report's measurements, Yosys, the throughput benchmarks) is
 replaced by a stub that records that validation let the case through (counted as exit 0);
@@ -54,8 +54,8 @@ def _stub(*args, **kwargs):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The files the cases point at."""
-    from host.launcher.policy import init_params, n_params
-    from host.launcher.run import RunConfig
+    from nc2600.host.launcher.policy import init_params, n_params
+    from nc2600.host.launcher.run import RunConfig
     import dataclasses
     root = tmp_path_factory.mktemp("fuzzworld")
     fifo = root / "fifo"
@@ -151,25 +151,25 @@ def _set(argv: list[str], opt: str, value: str) -> list[str]:
 
 
 def _stubs(monkeypatch):
-    import host.bench.evaluator
-    import host.launcher.play
-    import host.report.measure
-    import host.drivers.rtl_console
-    import host.launcher.run
-    monkeypatch.setattr(host.launcher.run.Run, "execute", _stub)
-    monkeypatch.setattr(host.launcher.play, "evaluate", _stub)
-    monkeypatch.setattr(host.report.measure, "gather", _stub)
-    monkeypatch.setattr(host.drivers.rtl_console, "RtlConsole", _stub)
-    monkeypatch.setattr(host.bench.evaluator, "raw_fps", _stub)
-    import hwtools.synth
-    import hwtools.verilator_build
-    monkeypatch.setattr(hwtools.verilator_build, "build_shared_lib", _stub)
-    monkeypatch.setattr(hwtools.synth, "report", _stub)
-    monkeypatch.setattr(hwtools.synth, "available_blocks", lambda: {"console": "", "preprocessor": ""})
+    import nc2600.host.bench.host_loop
+    import nc2600.host.launcher.play
+    import nc2600.host.report.measure
+    import nc2600.host.drivers.rtl_console
+    import nc2600.host.launcher.run
+    monkeypatch.setattr(nc2600.host.launcher.run.Run, "execute", _stub)
+    monkeypatch.setattr(nc2600.host.launcher.play, "evaluate", _stub)
+    monkeypatch.setattr(nc2600.host.report.measure, "gather", _stub)
+    monkeypatch.setattr(nc2600.host.drivers.rtl_console, "RtlConsole", _stub)
+    monkeypatch.setattr(nc2600.host.bench.host_loop, "raw_fps", _stub)
+    import nc2600.hwtools.synth
+    import nc2600.hwtools.verilator_build
+    monkeypatch.setattr(nc2600.hwtools.verilator_build, "build_shared_lib", _stub)
+    monkeypatch.setattr(nc2600.hwtools.synth, "report", _stub)
+    monkeypatch.setattr(nc2600.hwtools.synth, "available_blocks", lambda: {"console": "", "preprocessor": ""})
 
 
 def _run_case(argv: list[str], bench_mesh_stub) -> tuple[int | str, str]:
-    from host.cli import main
+    from nc2600.host.cli import main
     err, out = io.StringIO(), io.StringIO()
     old_term = signal.getsignal(signal.SIGTERM)
     old_unraisable = sys.unraisablehook
@@ -202,7 +202,7 @@ def test_fuzz_every_file_and_number_option(world, tmp_path, monkeypatch):
 def _fuzz(world, tmp_path, cases: int, seed: int, commands_of) -> dict:
     """Run ``cases`` seeded cases drawn from ``commands_of(world, out)`` (see the module doc);
     returns the outcome counts."""
-    import mesh_sim.project
+    import nc2600.mesh_sim.project
     rng = random.Random(seed)
     counts = {"cases": 0, "exit 0": 0, "accepted (work stubbed)": 0, "exit 2": 0}
     t0 = time.monotonic()
@@ -221,7 +221,7 @@ def _fuzz(world, tmp_path, cases: int, seed: int, commands_of) -> dict:
         if base[:2] == ["bench", "mesh"]:
             stub = pytest.MonkeyPatch.context()
             with stub as mp:
-                mp.setattr(mesh_sim.project, "simulate", _stub)
+                mp.setattr(nc2600.mesh_sim.project, "simulate", _stub)
                 rc, err = _run_case(argv, contextlib.nullcontext())
         else:
             rc, err = _run_case(argv, stub)
@@ -253,7 +253,7 @@ def test_policy_int8_agreement_bad_games_one_line():
     import sys
     for value, needle in (("pongg", "unknown game 'pongg'"), ("", "give comma-separated ALE game ids"),
                           ("pong,,boxing", "give comma-separated ALE game ids")):
-        proc = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--agreement", value],
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--agreement", value],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and needle in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
 
@@ -318,7 +318,7 @@ def slow_world(world, tmp_path_factory):
 
     import ale_py.roms
 
-    from host.verify.games import KNOWN_ROM_SIZES
+    from nc2600.host.verify.games import KNOWN_ROM_SIZES
     root = tmp_path_factory.mktemp("slowworld")
     rng = random.Random(SLOW_SEED)
     real = Path(ale_py.roms.get_rom_path("breakout")).read_bytes()
@@ -338,7 +338,7 @@ def slow_world(world, tmp_path_factory):
     base = []
     for seed in (1, 2):
         out = root / f"base{seed}"
-        proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *TINY_RUN, "--seed", str(seed),
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *TINY_RUN, "--seed", str(seed),
                                "--out", str(out)], capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr
         base.append(out)

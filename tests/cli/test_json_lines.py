@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from host.cli import build_parser, main
+from nc2600.host.cli import build_parser, main
 
 #: command path -> argv of a cheap run and the number of lines it must print
 RUNS = {

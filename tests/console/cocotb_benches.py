@@ -1,11 +1,11 @@
-"""``make sim`` registrations of the console (:mod:`hwtools.sim`, rule 2): commands, not cocotb.
+"""``make sim`` registrations of the console (:mod:`nc2600.hwtools.sim`, rule 2): commands, not cocotb.
 
 The console is checked against ALE itself, frame by frame, with ``nc2600 lockstep``: a 15-game
 sample for 1,000 frames in ``make sim``, every loadable game for 2,000 frames in ``make sim-full``.
 """
 from __future__ import annotations
 
-from hwtools.sim import SimCommand
+from nc2600.hwtools.sim import SimCommand
 
 #: ``make sim``'s console sample (1,000 random-action frames each, more than CI's few hundred):
 #: every mapper type (2K boxing, 4K seaquest, F8 asterix, F6 road_runner, E0 montezuma_revenge,

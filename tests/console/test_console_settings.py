@@ -6,9 +6,9 @@ import ale_py.roms  # noqa: F401  (submodule)
 import numpy as np
 import pytest
 
-from hls_models.console_settings import (SETTINGS_PATH, ConsoleSettings, SelectMode, console_settings,
+from nc2600.hls_models.console_settings import (SETTINGS_PATH, ConsoleSettings, SelectMode, console_settings,
                                          listed_games, parse_settings)
-from hls_models.game_rules import RuleError
+from nc2600.hls_models.game_rules import RuleError
 
 
 def test_every_game_id_is_an_ale_game():

@@ -1,9 +1,9 @@
 """Unit checks of the console's ALE-derived rules against independent references."""
 import pytest
 
-from hls_models.frame_skip import paddle_needed
-from host.drivers.rtl_console import _Mt, joystick_inputs, paddle_inputs
-from hw.tia import hmove_motion
+from nc2600.hls_models.frame_skip import paddle_needed
+from nc2600.host.drivers.rtl_console import _Mt, joystick_inputs, paddle_inputs
+from nc2600.hw.tia import hmove_motion
 
 
 def test_system_rng_is_std_mt19937():
@@ -49,7 +49,7 @@ def test_tia_hmove_logic_matches_motion_table():
     # column advances and distances to the pixel column at both ends of the 160-pixel line
     from amaranth import Module, Signal, signed
     from amaranth.sim import Simulator
-    from hw.tia import Tia, _Tables
+    from nc2600.hw.tia import Tia, _Tables
     m = Module()
     tables = _Tables(m)
     cyc, hm, inc, dist = Signal(7), Signal(4), Signal(), Signal(8)

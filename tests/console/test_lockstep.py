@@ -2,12 +2,12 @@
 
 One game per mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, a PAL game and
 games whose RAM depends on ALE's system seed, each for a few hundred random-action frames;
-the oracle is ale-py itself (:func:`host.verify.lockstep.lockstep_game`). Each game is
+the oracle is ale-py itself (:func:`nc2600.host.verify.lockstep.lockstep_game`). Each game is
 also a regression test of the fault classes found on the way (listed per game).
 """
 import pytest
 
-from host.verify.lockstep import lockstep_game
+from nc2600.host.verify.lockstep import lockstep_game
 
 CASES = [
     # game, frames, fault classes it guards
@@ -69,12 +69,12 @@ def test_lockstep_exact_long(game):
 
 def test_lockstep_cli_games_table_and_bad_input(capsys):
     # --games: one table row per game, in the order given; exit 0 only when all match
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["lockstep", "--games", "boxing,seaquest", "--frames", "20"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[0] for ln in out[1:3]] == ["boxing", "seaquest"]
     assert out[1].split()[1:4] == ["2K", "20", "exact"] and out[2].split()[1:4] == ["4K", "20", "exact"]
-    assert out[-1] == "2/2 games exact for their compared frames (console RTL: one colour clock per clock (rtl/console.v))"
+    assert out[-1] == "2/2 games exact for their compared frames (console RTL: one colour clock per clock (rtl/console_cc1.v))"
     # an unknown name anywhere in the list: one-line error, exit 2, before any game runs
     assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
     captured = capsys.readouterr()
@@ -87,15 +87,15 @@ def test_lockstep_records_name_the_console_compared(capsys):
     clocks per clock); the single-game form prints none/yes, not Python's None/True."""
     import json
 
-    from host.cli import main
-    assert main(["lockstep", "--games", "pong", "--frames", "3", "--colour-clocks-per-cycle", "3", "--json"]) == 0
+    from nc2600.host.cli import main
+    assert main(["lockstep", "--games", "pong", "--frames", "3", "--colour-clocks", "3", "--json"]) == 0
     rec, summary = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
-    assert rec["game"] == "pong" and rec["match"] is True and rec["colour_clocks_per_cycle"] == 3
-    assert summary["summary"]["colour_clocks_per_cycle"] == 3
+    assert rec["game"] == "pong" and rec["match"] is True and rec["colour_clocks"] == 3
+    assert summary["summary"]["colour_clocks"] == 3
     assert main(["lockstep", "--game", "pong", "--frames", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "match: yes" in lines and "first_ram_mismatch_frame: none" in lines
-    assert "colour_clocks_per_cycle: 1" in lines
+    assert "colour_clocks: 1" in lines
 
 @pytest.mark.parametrize("argv,needle", [
     (["--games", "pong", "--frames", "5", "--actions", "{neg}"], "1-D integer array"),
@@ -112,7 +112,7 @@ def test_lockstep_records_name_the_console_compared(capsys):
 def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
     import numpy as np
 
-    from host.cli import main
+    from nc2600.host.cli import main
     files = {"neg": np.array([-1, 2]), "flt": np.full(10, 0.5), "short": np.zeros(5, np.int64)}
     for k, v in files.items():
         np.save(tmp_path / f"{k}.npy", v)
@@ -124,7 +124,7 @@ def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
 
 
 def test_lockstep_selectors_are_exclusive(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     with pytest.raises(SystemExit) as e:
         main(["lockstep", "--game", "pong", "--all"])
     assert e.value.code == 2
@@ -136,9 +136,9 @@ def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
     import ale_py
     import numpy as np
 
-    from host.verify.ale_oracle import open_ale
-    from host.cli import main
-    from host.verify.games import resolve_rom
+    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.cli import main
+    from nc2600.host.verify.games import resolve_rom
     acts = np.random.default_rng(3).choice([0, 1, 3, 4, 11, 12], 30).astype(np.int64)
     np.save(tmp_path / "a.npy", acts)
     out = tmp_path / "out"

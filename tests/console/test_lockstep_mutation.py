@@ -1,15 +1,15 @@
 """Lockstep catches faults: a console with one injected difference is reported at
 exactly the frame where the difference appears, with the RTL's PC, scanline and cycle count.
 
-The faulty consoles are the real Verilated console (:class:`host.drivers.rtl_console.RtlConsole`) with
+The faulty consoles are the real Verilated console (:class:`nc2600.host.drivers.rtl_console.RtlConsole`) with
 one change after a chosen frame: one RIOT RAM byte flipped in the console itself (so the game
 carries it on), one pixel of the reported screen flipped, or one SuperChip RAM byte flipped.
-The oracle is ALE (through :func:`host.verify.lockstep.lockstep_game`); without the fault the same
+The oracle is ALE (through :func:`nc2600.host.verify.lockstep.lockstep_game`); without the fault the same
 runs match (``tests/console/test_lockstep.py``)."""
 import pytest
 
-from host.verify.lockstep import lockstep_game
-from host.drivers.rtl_console import RtlConsole
+from nc2600.host.verify.lockstep import lockstep_game
+from nc2600.host.drivers.rtl_console import RtlConsole
 
 
 class RamFault(RtlConsole):
@@ -80,9 +80,9 @@ def test_cycle_count_is_the_sum_of_the_frames():
     console run with the same actions (independent count from the console's FrameResults)."""
     at = 12
     r = lockstep_game("boxing", at + 3, seed=0, console=RamFault("boxing", at, 0x20))
-    from host.verify.ale_oracle import open_ale
-    from host.verify.games import resolve_rom
-    from host.verify.lockstep import action_sequence
+    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.verify.lockstep import action_sequence
     path = resolve_rom(game="boxing")[1]
     minimal = [int(a.value) for a in open_ale(path).getMinimalActionSet()]
     acts = action_sequence("random", at + 1, minimal, 0)
@@ -110,14 +110,14 @@ def test_superchip_ram_fault_reported():
 
 def test_cli_fails_with_the_frame(monkeypatch, capsys):
     """``nc2600 lockstep`` on the faulty console: exit 1 and the frame and cycle in the output."""
-    import host.drivers.rtl_console
-    from host.cli import main
+    import nc2600.host.drivers.rtl_console
+    from nc2600.host.cli import main
 
     class Faulty(RamFault):
         def __init__(self, game, rom_path=None, **kw):
             super().__init__(game, 9, 0x05)
 
-    monkeypatch.setattr(host.drivers.rtl_console, "RtlConsole", Faulty)
+    monkeypatch.setattr(nc2600.host.drivers.rtl_console, "RtlConsole", Faulty)
     assert main(["lockstep", "--game", "boxing", "--frames", "15"]) == 1
     out = capsys.readouterr().out
     assert "first_ram_mismatch_frame: 9" in out and "'cycle': " in out

@@ -15,7 +15,7 @@ import pytest
 from amaranth import Elaboratable, Module
 from amaranth.sim import Simulator
 
-from hw.riot import Riot
+from nc2600.hw.riot import Riot
 
 HOT = [0x80, 0xF0, 0xFF]     # a few bytes, so that writes and reads meet
 

@@ -14,7 +14,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.riot import Riot
+from nc2600.hw.riot import Riot
 
 M32 = 0xFFFFFFFF
 INTIM, TIMINT, TIM1T = 0x284, 0x285, 0x294     # A9 = 1 (I/O); TIM1T + 0..3: 1, 8, 64, 1024 cycles

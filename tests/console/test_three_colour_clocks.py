@@ -1,7 +1,7 @@
 """The console that advances the TIA three colour clocks per clock (one CPU cycle per clock,
-``Console(colour_clocks_per_cycle=3)``) against ALE 0.12, frame by frame from power-on.
+``Console(colour_clocks=3)``) against ALE 0.12, frame by frame from power-on.
 
-The oracle is ale-py itself (:func:`host.verify.lockstep.lockstep_game`): RIOT RAM,
+The oracle is ale-py itself (:func:`nc2600.host.verify.lockstep.lockstep_game`): RIOT RAM,
 SuperChip RAM and the screen after every frame. The sample covers every mapper type (2K, 4K,
 F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, PAL, the Cosmic Ark bug, frames cut by the
 instruction limit and a game that runs ALE's game-over reset. The same games are in
@@ -10,7 +10,7 @@ instruction limit and a game that runs ALE's game-over reset. The same games are
 import numpy as np
 import pytest
 
-from host.verify.lockstep import lockstep_game
+from nc2600.host.verify.lockstep import lockstep_game
 
 CASES = [
     # game, frames, what it covers in the three-colour-clock configuration
@@ -32,7 +32,7 @@ CASES = [
 @pytest.mark.parametrize("game,frames,why", CASES, ids=[c[0] for c in CASES])
 def test_three_colour_clock_console_lockstep_exact(game, frames, why):
     r = lockstep_game(game, frames, seed=0, actions="random", stop_at_mismatch=True,
-                      colour_clocks_per_cycle=3)
+                      colour_clocks=3)
     assert r["frames_compared"] == frames, r
     assert r["first_ram_mismatch_frame"] is None, (why, r)
     assert r["first_screen_mismatch_frame"] is None, (why, r)
@@ -41,10 +41,10 @@ def test_three_colour_clock_console_lockstep_exact(game, frames, why):
 def test_three_colour_clock_console_same_colour_clocks_as_one():
     # the same frames take the same colour clocks in both configurations (the three-clock
     # harness counts 3 per clock): ALE's frame boundaries fall at the same CPU cycles
-    from host.drivers.rtl_console import RtlConsole
+    from nc2600.host.drivers.rtl_console import RtlConsole
     runs = []
     for n in (1, 3):
-        rtl = RtlConsole("freeway", colour_clocks_per_cycle=n)
+        rtl = RtlConsole("freeway", colour_clocks=n)
         rtl.power_on()
         acts = np.random.default_rng(5).choice([0, 1, 2], 40)
         runs.append([(rtl.act(int(a)).colour_clocks, rtl.act(int(a)).cycles) for a in acts])
@@ -53,16 +53,16 @@ def test_three_colour_clock_console_same_colour_clocks_as_one():
 
 
 def test_bad_configuration_values():
-    from hw.console import Console
-    from hw.tia import Tia
-    from hwtools.console_harness import ConsoleSim
+    from nc2600.hw.console import Console
+    from nc2600.hw.tia import Tia
+    from nc2600.hwtools.console_harness import ConsoleSim
     for bad in (0, 2, 4):
         with pytest.raises(ValueError, match="must be 1 or 3"):
-            Console(colour_clocks_per_cycle=bad)
+            Console(colour_clocks=bad)
         with pytest.raises(ValueError, match="must be 1 or 3"):
             Tia(colour_clocks=bad)
         with pytest.raises(ValueError, match="must be 1 or 3"):
-            ConsoleSim(colour_clocks_per_cycle=bad)
+            ConsoleSim(colour_clocks=bad)
 
 
 @pytest.mark.parametrize("cmd", [["lockstep", "--game", "pong", "--frames", "3"],
@@ -70,24 +70,24 @@ def test_bad_configuration_values():
                                  ["rtl-play", "--game", "pong", "--actions", "a.npy", "--out", "o"]])
 @pytest.mark.parametrize("value", ["2", "0", "x"])
 def test_colour_clocks_option_bad_value_is_one_line_exit_2(capsys, cmd, value):
-    from host.cli import main
+    from nc2600.host.cli import main
     with pytest.raises(SystemExit) as e:
-        main([*cmd, "--colour-clocks-per-cycle", value])
+        main([*cmd, "--colour-clocks", value])
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--colour-clocks-per-cycle" in err[0], err
+    assert len(err) == 1 and "--colour-clocks" in err[0], err
 
 
 def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
-    """Run :class:`hw.tia.Tia` (1 or 3 colour clocks per clock) in Amaranth's simulator on
+    """Run :class:`nc2600.hw.tia.Tia` (1 or 3 colour clocks per clock) in Amaranth's simulator on
     ``stim`` (one entry per CPU cycle: ``("w", addr, data)`` a write, ``("r", addr)`` a read,
     completing at the cycle's third colour clock) from ``hpos = 0`` of scanline ``start_line``;
     returns per colour clock the pixel, and per CPU cycle the read data (with one colour clock
-    per clock it is formed in the clock after the access, :meth:`hw.tia.Tia._read`), the
+    per clock it is formed in the clock after the access, :meth:`nc2600.hw.tia.Tia._read`), the
     frame-end strobe, WSYNC and the collision latches after the cycle."""
     from amaranth.sim import Simulator
 
-    from hw.tia import Tia
+    from nc2600.hw.tia import Tia
     tia = Tia(colour_clocks=colour_clocks)
     sim = Simulator(tia)
     sim.add_clock(1e-6)
@@ -149,7 +149,7 @@ def test_tia_three_colour_clock_step_equals_three_single_steps(seed):
     # drawn copy, HMOVE, CXCLR, VSYNC ends) and every read register, about 28 scanlines.
     import random
 
-    from hw.tia import TiaRead, TiaWrite
+    from nc2600.hw.tia import TiaRead, TiaWrite
     rng = random.Random(seed)
     writes = [int(r.value) for r in TiaWrite]
     reads = [int(r.value) for r in TiaRead]

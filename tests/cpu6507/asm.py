@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hls_models.cpu6507 import OPCODES
+from nc2600.hls_models.cpu6507 import OPCODES
 
 _OPS: dict[tuple[str, str], int] = {}
 for _op, (_mn, _mode) in enumerate(OPCODES):

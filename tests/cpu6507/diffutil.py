@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from py65.devices.mpu6502 import MPU
 
-from hls_models.cpu6507 import Cpu6507Model, Cpu6507Registers, OPCODES
+from nc2600.hls_models.cpu6507 import Cpu6507Model, Cpu6507Registers, OPCODES
 
 ADD_SUB = {"ADC", "SBC"}
 

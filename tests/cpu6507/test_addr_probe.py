@@ -16,7 +16,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.cpu6507 import Cpu6507
+from nc2600.hw.cpu6507 import Cpu6507
 
 
 def _run(seed: int, clocks: int, probe_noise: bool = False, stages: int = 2):

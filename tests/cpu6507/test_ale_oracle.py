@@ -11,7 +11,7 @@ import pytest
 
 from ale_exec import AleExecutor
 from diffutil import Case, run_model, run_rtl
-from hls_models.cpu6507 import OPCODES, Cpu6507Registers
+from nc2600.hls_models.cpu6507 import OPCODES, Cpu6507Registers
 
 CASES = 150
 

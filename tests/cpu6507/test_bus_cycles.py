@@ -9,7 +9,7 @@ CE and RDY are checked in Amaranth's simulator on the Component itself.
 import pytest
 from amaranth.sim import Simulator
 
-from hw.cpu6507 import Cpu6507
+from nc2600.hw.cpu6507 import Cpu6507
 
 R, W = True, False
 

@@ -6,7 +6,7 @@ The default run is a sample (one short program); the full run (``make sim-full``
 """
 import pytest
 
-from hwtools.sim import run_registered
+from nc2600.hwtools.sim import run_registered
 
 
 def _check(res):

@@ -7,7 +7,7 @@ import pytest
 
 
 def _nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", "cpu-run", *args],
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", "cpu-run", *args],
                           capture_output=True, text=True, timeout=600)
 
 
@@ -79,7 +79,7 @@ def test_unreadable_and_oversized_images(tmp_path):
 
 
 def test_bench_cpu_json():
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "cpu", "--cycles", "200000",
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "bench", "cpu", "--cycles", "200000",
                            "--cocotb-cycles", "0", "--py65-instructions", "2000", "--json"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

@@ -10,7 +10,7 @@ import pytest
 from py65.devices.mpu6502 import MPU
 
 from diffutil import describe, random_case, run_model, run_rtl
-from hls_models.cpu6507 import ale_bcd_adc, ale_bcd_sbc, nmos_bcd_adc, nmos_bcd_sbc
+from nc2600.hls_models.cpu6507 import ale_bcd_adc, ale_bcd_sbc, nmos_bcd_adc, nmos_bcd_sbc
 
 # (A, operand, C) -> (result, N, V, Z, C), worked by hand from ALE's rule.
 ALE_ADC = [

@@ -15,7 +15,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.cpu6507 import Cpu6507
+from nc2600.hw.cpu6507 import Cpu6507
 
 
 def _run(seed: int, clocks: int, dut: Cpu6507, third: bool):

@@ -13,7 +13,7 @@ import pytest
 from py65.devices.mpu6502 import MPU
 
 from asm import assemble
-from hls_models.cpu6507 import Cpu6507Model
+from nc2600.hls_models.cpu6507 import Cpu6507Model
 from programs import PROGRAMS
 
 ORG = 0x1000
@@ -31,7 +31,7 @@ def _image(name):
 def _cpu_run(tmp_path, image, *extra):
     path = tmp_path / "image.bin"
     path.write_bytes(image)
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "cpu-run", "--image", str(path),
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "cpu-run", "--image", str(path),
                            "--load", hex(ORG), "--start", hex(ORG), "--dump", "0:0xFFFF", "--json", *extra],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

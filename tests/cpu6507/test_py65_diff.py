@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from diffutil import ADD_SUB, describe, random_case, run_model, run_py65, run_rtl
-from hls_models.cpu6507 import BASE_CYCLES, DOCUMENTED_OPCODES, OPCODES
+from nc2600.hls_models.cpu6507 import BASE_CYCLES, DOCUMENTED_OPCODES, OPCODES
 
 # py65 1.2.0 errata (its cycle table, not the CPU): DEC abs ($CE) is listed as 3 cycles.
 # The MCS6500 manual and ALE's cycle table give 6.

@@ -9,8 +9,8 @@ WIDTHEXPAND, WIDTHTRUNC, CASEINCOMPLETE, UNUSEDSIGNAL, PROCASSINIT. Anything els
 import subprocess
 from pathlib import Path
 
-from hw.cpu6507 import generate
-from hwtools.verilator_build import verilator_env, verilator_root
+from nc2600.hw.cpu6507 import generate
+from nc2600.hwtools.verilator_build import verilator_env, verilator_root
 
 RTL = Path(__file__).resolve().parents[2] / "rtl" / "cpu6507.v"
 BACKEND_WARNINGS = ("WIDTHEXPAND", "WIDTHTRUNC", "CASEINCOMPLETE", "UNUSEDSIGNAL", "PROCASSINIT")

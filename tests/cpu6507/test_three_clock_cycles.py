@@ -1,5 +1,5 @@
 """The console's CPU configuration (``Cpu6507(clocks_per_cycle=3)``, ``ce`` every third clock) against
-ALE's reference model (``hls_models.cpu6507``): the pipelined operation unit must give every
+ALE's reference model (``nc2600.hls_models.cpu6507``): the pipelined operation unit must give every
 write (stores of A/X, PHP's status byte, RMW results) the model gives, on random programs of
 the operations it pipelines (ADC/SBC in both decimal and binary mode with random operands and
 carries, compares, ARR/ANC/ALR/SBX/LAX, shifts and RMW, transfers, INC/DEC, branches on the flags)
@@ -14,8 +14,8 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hls_models.cpu6507 import Cpu6507Model
-from hw.cpu6507 import Cpu6507
+from nc2600.hls_models.cpu6507 import Cpu6507Model
+from nc2600.hw.cpu6507 import Cpu6507
 
 ORG = 0x1000
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from diffutil import Case, describe, random_case, run_model, run_rtl
-from hls_models.cpu6507 import DOCUMENTED_OPCODES, JAM_OPCODES, OPCODES, Cpu6507Registers
+from nc2600.hls_models.cpu6507 import DOCUMENTED_OPCODES, JAM_OPCODES, OPCODES, Cpu6507Registers
 
 UNDOCUMENTED = sorted(set(range(256)) - DOCUMENTED_OPCODES - JAM_OPCODES)
 

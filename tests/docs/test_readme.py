@@ -30,7 +30,7 @@ def test_relative_links_exist():
 
 
 def test_every_command_in_the_commands_table_exists():
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     for name in re.findall(r"^\| `nc2600 ([a-z0-9-]+)", README, flags=re.M):
         assert name in sub.choices, name

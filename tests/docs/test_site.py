@@ -8,17 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host.report import results
+from nc2600.host.report import results
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _register_names() -> list[str]:
     try:
-        from hls_models.registers import INSTANCE
+        from nc2600.hls_models.registers import INSTANCE
         return [r.name for r in INSTANCE]
     except ImportError:
-        from hw.instance import REGISTERS
+        from nc2600.hw.instance import REGISTERS
         return list(REGISTERS)
 
 
@@ -37,8 +37,8 @@ def test_site_builds_without_warnings(tmp_path):
     for name in names:
         assert f"<p>{name}</p>" in regmap, name
     api = (out / "api.html").read_text(encoding="utf-8")
-    for obj in ("hw.instance.GameInstance", "host.drivers.fabric.FabricDriver", "host.launcher.run.Run", "mesh_sim.project.simulate",
-                "hw.interfaces.PixelStreamSignature"):
+    for obj in ("nc2600.hw.instance.GameInstance", "nc2600.host.drivers.instance.InstanceDriver", "nc2600.host.launcher.run.Run", "nc2600.mesh_sim.project.simulate",
+                "nc2600.hw.interfaces.PixelStreamSignature"):
         assert f'id="{obj}"' in api, obj
 
 
@@ -54,7 +54,7 @@ def test_links_into_the_results_page_name_its_anchors():
 
 
 def test_every_source_path_the_docs_name_exists():
-    """A file named in README.md or a docs page (``host/drivers/fabric.py``) is in the repository."""
+    """A file named in README.md or a docs page (``host/drivers/instance.py``) is in the repository."""
     pattern = re.compile(r"\b((?:hw|hls_models|hwtools|host|mesh_sim|tests|rtl)/[\w/]+\.(?:py|v|toml|md))\b")
     files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     missing = [f"{f.relative_to(ROOT)}: {m}" for f in files if f.name != "results.md"

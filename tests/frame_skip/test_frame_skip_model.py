@@ -1,10 +1,10 @@
-"""The frame-skip controller model (hls_models.frame_skip) against hand-worked schedules, Stella's
+"""The frame-skip controller model (nc2600.hls_models.frame_skip) against hand-worked schedules, Stella's
 paddle formula, and a plain ale-py loop written here from the protocol's definition."""
 import numpy as np
 import pytest
 
-from hls_models import frame_skip as fs
-from hls_models.frame_skip import EpisodeConfig, Frame, Outcome, episode_schedule
+from nc2600.hls_models import frame_skip as fs
+from nc2600.hls_models.frame_skip import EpisodeConfig, Frame, Outcome, episode_schedule
 
 
 def _drive(cfg, over_at=None, actions=None):
@@ -98,11 +98,11 @@ def test_paddle_step_clamps():
 
 def _reference_episode(game, seed, actions, cap, k=4):
     """The protocol written directly on ale-py (the launcher's documented rules), independent of
-    hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
+    nc2600.hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
     import ale_py
 
-    from host.verify.ale_oracle import open_ale
-    from host.verify.games import resolve_rom
+    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.verify.games import resolve_rom
     _, rom = resolve_rom(game=game)
     ale = open_ale(rom, reset=True)
     acts = list(ale.getMinimalActionSet())
@@ -139,11 +139,11 @@ def _reference_episode(game, seed, actions, cap, k=4):
 
 @pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47)])
 def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
-    """host.launcher.instance.AleInstance (driven by episode_schedule) == the plain loop, every step."""
-    from host.verify.games import resolve_rom
-    from host.launcher.instance import AleInstance
+    """nc2600.host.launcher.env.AleEnv (driven by episode_schedule) == the plain loop, every step."""
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.launcher.env import AleEnv
     _, rom = resolve_rom(game=game)
-    inst = AleInstance(rom, episode_frames=cap)
+    inst = AleEnv(rom, episode_frames=cap)
     rng = np.random.default_rng(seed)
     actions = [int(a) for a in rng.integers(0, inst.n_actions, 40)]
     ref = _reference_episode(game, seed, actions, cap)

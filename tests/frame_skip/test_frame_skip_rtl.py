@@ -1,12 +1,12 @@
-"""hw/frame_skip.py (Amaranth simulator) against hls_models.frame_skip.episode_schedule: the same
+"""hw/frame_skip.py (Amaranth simulator) against nc2600.hls_models.frame_skip.episode_schedule: the same
 frames (action, push, zero_prev), decisions, frame count and return, with a scripted console
 (a frame = a few clocks, with its at_boundary predicted a clock ahead as a console does), rules (game over at a given frame) and engine (chosen actions)."""
 import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hls_models.frame_skip import EpisodeConfig, Frame, episode_schedule
-from hw.frame_skip import FrameSkip, State
+from nc2600.hls_models.frame_skip import EpisodeConfig, Frame, episode_schedule
+from nc2600.hw.frame_skip import FrameSkip, State
 
 
 def _simulate(dut, bench):
@@ -183,10 +183,10 @@ def test_paddle_charge_time_is_set_before_the_console_runs(direction):
     """With the paddle on, each frame's action moves paddle 0 by +PADDLE_DELTA ohms (direction 1),
     -PADDLE_DELTA (2) or not at all (0), clamped to PADDLE_LO..PADDLE_HI;
     at every clock the console runs (``drive.ce``), the paddle's charge time it sees must be
-    :func:`hls_models.frame_skip.paddle_needed` of that frame's resistance (ALE sets the
+    :func:`nc2600.hls_models.frame_skip.paddle_needed` of that frame's resistance (ALE sets the
     resistance before the frame's first instruction), and the resistances step as the model's
     clamp says. Oracle: the model's integer formula and clamp worked here."""
-    from hls_models.frame_skip import PADDLE_DELTA, paddle_needed
+    from nc2600.hls_models.frame_skip import PADDLE_DELTA, paddle_needed
     dut = FrameSkip(18)
     lo, hi, start = 100_000, 200_000, 150_000
     seen = []
@@ -236,7 +236,7 @@ def test_count_clocks_across_the_low_half_wrap():
     against a plain Python count at every clock, over a clear and past 0xFFFF -> 0x10000 twice,
     with clocks that do not count in between."""
     from amaranth import Module, Signal
-    from hw.counters import count_clocks
+    from nc2600.hw.counters import count_clocks
     m = Module()
     value, inc, clear = Signal(32), Signal(), Signal()
     count_clocks(m, value, inc, clear, "t")
@@ -263,8 +263,8 @@ def test_count_clocks_across_the_low_half_wrap():
 def test_paddle_charge_time_split_is_exact_over_the_whole_range():
     """The controller forms (r * PADDLE_MULT) >> PADDLE_SHIFT from two registered partial products,
     (r * M_HI + ((r * M_LO) >> 17)) >> (PADDLE_SHIFT - 17) with PADDLE_MULT = M_HI * 2**17 + M_LO;
-    equal to :func:`hls_models.frame_skip.paddle_needed` for every resistance 0..PADDLE_R_MAX."""
-    from hls_models.frame_skip import PADDLE_MULT, PADDLE_R_MAX, PADDLE_SHIFT, paddle_needed
+    equal to :func:`nc2600.hls_models.frame_skip.paddle_needed` for every resistance 0..PADDLE_R_MAX."""
+    from nc2600.hls_models.frame_skip import PADDLE_MULT, PADDLE_R_MAX, PADDLE_SHIFT, paddle_needed
     r = np.arange(PADDLE_R_MAX + 1, dtype=np.int64)
     m_lo, m_hi = PADDLE_MULT & ((1 << 17) - 1), PADDLE_MULT >> 17
     split = (r * m_hi + ((r * m_lo) >> 17)) >> (PADDLE_SHIFT - 17)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from hls_models.game_rules import RuleState, load_rules
+from nc2600.hls_models.game_rules import RuleState, load_rules
 
 
 def ram_with(**bytes_at):

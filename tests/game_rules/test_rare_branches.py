@@ -5,7 +5,7 @@ oracle check; each case also asserts that ALE really reported game over (the bra
 """
 import pytest
 
-from hls_models.game_rules import RuleState, load_rules
+from nc2600.hls_models.game_rules import RuleState, load_rules
 
 BOARD = {a: 0 for lo in (0x80, 0x89, 0x92, 0x9B) for a in range(lo, lo + 8)}   # the 32 dark squares
 
@@ -28,7 +28,7 @@ CASES = {
 def _ale(game, mode=None):
     from ale_py import roms
 
-    from host.verify.ale_oracle import open_ale
+    from nc2600.host.verify.ale_oracle import open_ale
     return open_ale(roms.get_rom_path(game), mode=mode, reset=mode is not None)
 
 

@@ -5,12 +5,12 @@ import sys
 
 import pytest
 
-from hls_models.game_rules import load_rules
-from host.verify.games_verify import CI_SAMPLE, verify_game
+from nc2600.hls_models.game_rules import load_rules
+from nc2600.host.verify.games_verify import CI_SAMPLE, verify_game
 
 
 def _nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("game", CI_SAMPLE)
@@ -22,7 +22,7 @@ def test_sample_game_matches_ale_every_frame(game):
 
 def test_a_wrong_rule_is_caught():
     """The check is not vacuous: pong with the score difference's sign flipped disagrees with ALE."""
-    from hls_models.game_rules import RULES_PATH, parse_rules
+    from nc2600.hls_models.game_rules import RULES_PATH, parse_rules
     text = RULES_PATH.read_text().replace("s = ram[0x8E] - ram[0x8D]", "s = ram[0x8D] - ram[0x8E]", 1)
     bad = parse_rules(text)["pong"]
     res = verify_game(bad, frames=3000, seed=3, max_episode_frames=3000)
@@ -60,8 +60,8 @@ def test_cli_needs_a_selection_and_valid_frames():
 
 
 def test_cli_malformed_table_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
-    import hls_models.game_rules as gr
-    from host.cli import main
+    import nc2600.hls_models.game_rules as gr
+    from nc2600.host.cli import main
     bad = tmp_path / "rules.toml"
     bad.write_text(gr.RULES_PATH.read_text().replace("s = dec(0xAA, 0xA9, 0xA8)", "s = dec(0xAA, 0xA9, 0x28)", 1))
     monkeypatch.setattr(gr, "RULES_PATH", bad)

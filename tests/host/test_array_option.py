@@ -1,10 +1,10 @@
-"""``--array RxC``: one parser (:func:`host.errors.array_shape`) for mesh, report, instance-play and
+"""``--array RxC``: one parser (:func:`nc2600.host.errors.array_shape`) for mesh, report, instance-play and
 synth; bad text is one line and exit 2 at parse time, good text is ``(rows, cols)``."""
 import argparse
 
 import pytest
 
-from host.cli import build_parser, main
+from nc2600.host.cli import build_parser, main
 
 #: each command with the options it requires (parsing only: nothing is run)
 COMMANDS = {
@@ -32,7 +32,7 @@ def _refused(capsys, argv) -> str:
     ("abc", "expected ROWSxCOLS, e.g. 16x16, got 'abc'"),
     ("-16x16", "expected ROWSxCOLS, e.g. 16x16, got '-16x16'"),
     (" 16x16", "expected ROWSxCOLS, e.g. 16x16, got ' 16x16'"),
-    # hls_models.policy_array.check_shape: rows in (4, 8, 16, 32, 64), cols in (4, 8, 16), cols <= rows
+    # nc2600.hls_models.policy_array.check_shape: rows in (4, 8, 16, 32, 64), cols in (4, 8, 16), cols <= rows
     ("0x16", "'0x16': rows must be one of (4, 8, 16, 32, 64), got 0"),
     ("12x12", "'12x12': rows must be one of (4, 8, 16, 32, 64), got 12"),
     ("16x32", "'16x32': cols must be one of (4, 8, 16), got 32"),
@@ -62,8 +62,8 @@ def test_good_array_text_parses_to_rows_cols(cmd, text, shape):
 
 
 def test_array_shape_is_the_engine_rule_for_some_network():
-    from hls_models.policy_array import check_shape
-    from host.errors import array_shape
+    from nc2600.hls_models.policy_array import check_shape
+    from nc2600.host.errors import array_shape
     with pytest.raises(ValueError):
         check_shape(64, 16, "small")           # the small network's dense layer: 2,592 inputs
     assert array_shape("64x16") == check_shape(64, 16, "nature") == (64, 16)
@@ -72,11 +72,11 @@ def test_array_shape_is_the_engine_rule_for_some_network():
 
 
 def test_array_default_is_the_engines_default(capsys):
-    """No --array: the 16 x 16 array engine of hls_models.engines, in mesh's options and
+    """No --array: the 16 x 16 array engine of nc2600.hls_models.engines, in mesh's options and
     instance-play's shape (the lane engine's instance is built with the same default)."""
-    from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-    from host.commands.instance_play import _array_shape
-    from host.commands.mesh import _engine_shape
+    from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
+    from nc2600.host.commands.instance_play import _array_shape
+    from nc2600.host.commands.mesh import _engine_shape
     assert (DEFAULT_ROWS, DEFAULT_COLS) == (16, 16)
     parser = build_parser()
     assert _engine_shape(parser.parse_args(["mesh"])) == (16, 16)

@@ -1,5 +1,5 @@
 """One tiny generation through every backend x cluster x policy the registry allows
-(:mod:`host.launcher.evaluation`), each equal to ALE's on this machine.
+(:mod:`nc2600.host.launcher.evaluation`), each equal to ALE's on this machine.
 
 The oracle is the ``ale`` backend on the ``local`` cluster with the same ``--policy``: ale-py
 plays the game and the numpy models (float32, or the bit-exact int8 model) choose the actions.
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from host.errors import UserError
-from host.launcher.evaluation import BACKENDS, CLUSTERS, check_backend, combinations
-from host.launcher.run import RunConfig
+from nc2600.host.errors import UserError
+from nc2600.host.launcher.evaluation import BACKENDS, CLUSTERS, check_backend, combinations
+from nc2600.host.launcher.run import RunConfig
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["--game", "boxing", "--population", "3", "--generations", "1", "--truncation", "2",
@@ -47,7 +47,7 @@ def _valid() -> list[tuple[str, str, str]]:
 
 def _episodes(tmp: Path, backend: str, cluster: str, policy: str) -> list[tuple]:
     out = tmp / f"{backend}-{cluster}-{policy}"
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *TINY, "--backend", backend,
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--backend", backend,
                            "--cluster", cluster, "--policy", policy, "--out", str(out)],
                           capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -6,7 +6,7 @@ import pytest
 
 
 def nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
 
 
 def one_line_exit_2(proc, *needles):
@@ -108,8 +108,8 @@ def _special_files(tmp_path):
 
 def test_output_file_check_refuses_fifo_and_socket(tmp_path):
     import stat
-    from host.errors import UserError
-    from host.launcher.rundir import atomic_write_bytes, check_output_file
+    from nc2600.host.errors import UserError
+    from nc2600.host.launcher.rundir import atomic_write_bytes, check_output_file
     sock, files = _special_files(tmp_path)
     try:
         for kind, path in files.items():
@@ -160,7 +160,7 @@ def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
 
 def _pong_params(tmp_path, value, dtype):
     import numpy as np
-    from host.launcher.policy import n_params
+    from nc2600.host.launcher.policy import n_params
     path = tmp_path / "p.npy"
     np.save(path, np.full(n_params(6), value, dtype))
     return path
@@ -168,7 +168,7 @@ def _pong_params(tmp_path, value, dtype):
 
 @pytest.mark.parametrize("value,dtype", [(float("nan"), "float32"), (float("inf"), "float32"), (1e300, "float64")])
 def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
-    from host.launcher.policy import n_params
+    from nc2600.host.launcher.policy import n_params
     n = n_params(6)
     path = _pong_params(tmp_path, value, dtype)
     one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path)),
@@ -208,7 +208,7 @@ def test_mesh_run_with_a_fifo_refused_at_once(tmp_path, fifo):
     other = "episodes.jsonl" if fifo == "config.json" else "config.json"
     (tmp_path / other).write_text(_episodes_line() if other == "episodes.jsonl" else "{}")
     os.mkfifo(tmp_path / fifo)
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "mesh", "--run", str(tmp_path)],
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "mesh", "--run", str(tmp_path)],
                           capture_output=True, text=True, timeout=20)
     one_line_exit_2(proc, f"{tmp_path}/{fifo} is a FIFO; give a regular file")
 
@@ -216,7 +216,7 @@ def test_mesh_run_with_a_fifo_refused_at_once(tmp_path, fifo):
 def test_run_resume_with_a_fifo_config_refused_at_once(tmp_path):
     import os
     os.mkfifo(tmp_path / "config.json")
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", "--resume", str(tmp_path)],
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", "--resume", str(tmp_path)],
                           capture_output=True, text=True, timeout=20)
     one_line_exit_2(proc, f"run configuration '{tmp_path}/config.json' is a FIFO; give a regular file")
 
@@ -224,8 +224,8 @@ def test_run_resume_with_a_fifo_config_refused_at_once(tmp_path):
 def test_interrupt_while_deciding_on_ray_is_one_line(tmp_path, monkeypatch, capsys):
     """``cli.main`` asks the command whether it drives Ray (run --resume reads config.json for
     that) before the command runs: a Ctrl-C or SIGTERM there is one line and 130 too."""
-    import host.commands.run as run_cmd
-    from host.cli import main
+    import nc2600.host.commands.run as run_cmd
+    from nc2600.host.cli import main
 
     def interrupted(args):
         raise KeyboardInterrupt
@@ -297,7 +297,7 @@ def test_rtl_play_actions_message_names_only_a_file(tmp_path):
 
 
 def test_bench_help_lists_every_target():
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     parser = build_parser()
     bench = next(a for a in parser._subparsers._group_actions[0]._choices_actions if a.dest == "bench")
     targets = sorted(parser._subparsers._group_actions[0].choices["bench"]._subparsers._group_actions[0].choices)
@@ -308,8 +308,8 @@ def test_bench_help_lists_every_target():
 def test_output_file_under_a_file_says_so(tmp_path):
     """An output path whose folder is a file is refused as such, not as a missing folder (a new
     user's find); a missing folder is still reported as missing."""
-    from host.errors import UserError
-    from host.launcher.rundir import check_output_file
+    from nc2600.host.errors import UserError
+    from nc2600.host.launcher.rundir import check_output_file
     (tmp_path / "plain.txt").write_text("x")
     with pytest.raises(UserError, match="plain.txt' is not a folder"):
         check_output_file(tmp_path / "plain.txt" / "out.json")
@@ -321,7 +321,7 @@ def test_rtl_play_unwritable_out_is_not_called_a_full_disk(tmp_path, capsys):
     """``rtl-play --out`` under /proc: refused as unwritable, not as "0 bytes free" (a new user's
     find: the free-space check ran on the unwritable path first)."""
     import numpy as np
-    from host.cli import main
+    from nc2600.host.cli import main
     np.save(tmp_path / "a.npy", np.zeros(4, dtype=np.int64))
     assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "a.npy"),
                  "--out", "/proc/nc2600_not_here"]) == 2

@@ -1,6 +1,6 @@
 """``--cluster ray`` (host/cluster/): same results as the local backend, faults, bad input.
 
-The oracle is the local backend (``host.launcher.evaluator.Evaluator`` / ``--cluster local``) on the same
+The oracle is the local backend (``nc2600.host.launcher.local_pool.LocalPoolEvaluator`` / ``--cluster local``) on the same
 seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl``
 must be identical, also when an evaluator actor is killed with SIGKILL mid-generation.
 The Ray clusters here are two-node ``ray.cluster_utils.Cluster`` instances on this machine
@@ -19,9 +19,9 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from host.cluster.evaluator import RayEvaluator  # noqa: E402
-from host.cluster.ray_cluster import version_mismatch  # noqa: E402
-from host.launcher.run import Run, RunConfig  # noqa: E402
+from nc2600.host.cluster.ray_evaluator import RayEvaluator  # noqa: E402
+from nc2600.host.cluster.ray_cluster import version_mismatch  # noqa: E402
+from nc2600.host.launcher.run import Run, RunConfig  # noqa: E402
 
 NODE = dict(num_cpus=1, object_store_memory=150 * 2**20, include_dashboard=False)
 SMALL = dict(game="breakout", population=8, generations=1, episode_frames=300, elite_candidates=2,
@@ -30,7 +30,7 @@ SMALL = dict(game="breakout", population=8, generations=1, episode_frames=300, e
 
 
 def _cli(*args, cwd, env=None):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True, cwd=cwd,
                           env={**os.environ, **(env or {}), "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
 
 
@@ -195,7 +195,7 @@ def test_errors_ray_pushes_to_the_driver_are_printed_on_stderr(monkeypatch, caps
     own printing function with the record its error listener gives it."""
     from ray._private import worker
 
-    from host.cluster.ray_cluster import pushed_errors_to_stderr
+    from nc2600.host.cluster.ray_cluster import pushed_errors_to_stderr
     monkeypatch.setattr(worker, "print_to_stdstream", worker.print_to_stdstream)     # put back after the test
     line = "A worker died or was killed while executing a task by an unexpected system error. (test record)"
     pushed_errors_to_stderr()
@@ -295,7 +295,7 @@ def test_driver_stopped_then_resumed_locally_equals_uninterrupted(tmp_path):
     args = [f"--{k.replace('_', '-')}={v}" for k, v in {**SMALL, "generations": 3}.items() if k != "video"]
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = tmp_path / "ray"
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *args, "--no-video", "--progress", "lines",
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *args, "--no-video", "--progress", "lines",
                              "--cluster", "ray", "--out", str(out)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 600
@@ -320,7 +320,7 @@ def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path
     into the user's home (token authentication on by default); nc2600 gives the embedded
     instance its own token instead. SIGTERM to the process group the command was started in (the
     supervisor, which forwards it to the driver; Ray's daemons are in the driver's own group:
-    ``host.cluster.supervisor.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
+    ``nc2600.host.cluster.supervisor.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
     import time
     home, out = tmp_path / "home", tmp_path / "run"
     home.mkdir()
@@ -328,7 +328,7 @@ def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *args, "--generations", "50", "--no-video",
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *args, "--generations", "50", "--no-video",
                              "--workers", "1", "--cluster", "ray", "--out", str(out)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     t0 = time.monotonic()

@@ -1,11 +1,11 @@
-"""Seed-list genomes rebuilt on a node (:class:`host.launcher.noise.GenomeBuilder`) equal the driver's
+"""Seed-list genomes rebuilt on a node (:class:`nc2600.host.launcher.noise.GenomeBuilder`) equal the driver's
 parameter vectors bit for bit. Oracle: the GA's own incrementally mutated vectors
-(:class:`host.launcher.algorithms.DeepGA`) and :func:`host.launcher.noise.genome_params` from scratch."""
+(:class:`nc2600.host.launcher.algorithms.DeepGA`) and :func:`nc2600.host.launcher.noise.genome_params` from scratch."""
 import numpy as np
 
-from host.launcher.algorithms import DeepGA, SeedListIndividuals
-from host.launcher.noise import GenomeBuilder, NoiseTable, genome_params
-from host.launcher.policy import n_params
+from nc2600.host.launcher.algorithms import DeepGA, SeedListIndividuals
+from nc2600.host.launcher.noise import GenomeBuilder, NoiseTable, genome_params
+from nc2600.host.launcher.policy import n_params
 
 
 def test_rebuilt_genomes_equal_the_ga_vectors_with_any_cache():

@@ -1,6 +1,6 @@
-"""The gymnasium environment (host.gym_env) against the launcher's own instances.
+"""The gymnasium environment (nc2600.host.gym_env) against the launcher's own instances.
 
-Oracles: :class:`host.launcher.instance.AleInstance` (the launcher's protocol over ale-py, itself
+Oracles: :class:`nc2600.host.launcher.env.AleEnv` (the launcher's protocol over ale-py, itself
 tested against ALE and the fabric's frame-skip model), ALE's ``lives()``, gymnasium's own
 ``check_env``, and the protocol's constants (no-op starts 1..30 frames, FIRE for one
 frame-skip period).
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from host.verify.games import loadable_games
-from host.gym_env import Nc2600Env, env_id, make_vector_env, register_envs
-from host.launcher.instance import AleInstance
+from nc2600.host.verify.games import loadable_games
+from nc2600.host.gym_env import Nc2600Env, env_id, make_vector_env, register_envs
+from nc2600.host.launcher.env import AleEnv
 
 
 def _actions(n_actions: int, count: int, seed: int = 0) -> list[int]:
@@ -71,12 +71,12 @@ def test_every_supported_game_is_registered_under_its_camel_case_id():
 FRESH = """
 import sys, gymnasium
 from gymnasium.utils.env_checker import check_env
-assert "host.gym_env" not in sys.modules
+assert "nc2600.host.gym_env" not in sys.modules
 {before}
 env = gymnasium.make({env_id!r}, episode_frames=100)
 check_env(env.unwrapped)
 obs, info = env.reset(seed=1)
-print(env.action_space.n, obs.shape, obs.dtype, info["lives"], "host.gym_env" in sys.modules)
+print(env.action_space.n, obs.shape, obs.dtype, info["lives"], "nc2600.host.gym_env" in sys.modules)
 """
 
 
@@ -92,8 +92,8 @@ def _fresh(code: str, tmp_path):
                           cwd=tmp_path, env=env)
 
 
-@pytest.mark.parametrize("before, env_id", [("import host.gym_env", "nc2600/Pong-v0"),
-                                            ("", "host.gym_env:nc2600/Pong-v0")])
+@pytest.mark.parametrize("before, env_id", [("import nc2600.host.gym_env", "nc2600/Pong-v0"),
+                                            ("", "nc2600.host.gym_env:nc2600/Pong-v0")])
 def test_the_documented_forms_make_pong_in_a_fresh_interpreter(before, env_id, tmp_path):
     """Both documented forms in a new interpreter: the import, then the plain id; or the id
     prefixed by the module (gymnasium imports it, which registers every game). The environment
@@ -122,12 +122,12 @@ def test_without_the_import_the_plain_id_is_unknown_to_the_pinned_gymnasium(tmp_
 def test_reset_seed_gives_the_launchers_episode(sticky):
     """Breakout ends by game over within about 700 frames of random play: the same actions
     give identical observations, rewards, frame counts and ends on the environment and on
-    the launcher's ``AleInstance`` with the same episode seed; ``terminated`` at game over
+    the launcher's ``AleEnv`` with the same episode seed; ``terminated`` at game over
     with 0 lives left (ALE's ``lives()``)."""
     rom = ale_py.roms.get_rom_path("breakout")
     actions = _actions(4, 5000, seed=7)
     for seed in (0, 12345):
-        ref = _play_instance(AleInstance(rom, 3, sticky, 100_000), seed, actions)
+        ref = _play_instance(AleEnv(rom, 3, sticky, 100_000), seed, actions)
         env = gymnasium.make("nc2600/Breakout-v0", frame_skip=3, sticky=sticky, episode_frames=100_000)
         got, ends, info = _play_env(env, seed, actions)
         _assert_same(got, ref)
@@ -170,7 +170,7 @@ def test_unseeded_resets_follow_the_seeded_generator():
         seeds.append(ia["episode_seed"])
     assert len(set(seeds)) == 3
     # and an unseeded episode is the launcher's episode of the seed it reports
-    ref = _play_instance(AleInstance(ale_py.roms.get_rom_path("pong"), 4, 0.0, 200), seeds[-1], [])
+    ref = _play_instance(AleEnv(ale_py.roms.get_rom_path("pong"), 4, 0.0, 200), seeds[-1], [])
     np.testing.assert_array_equal(oa, ref[0][0])
 
 
@@ -182,7 +182,7 @@ def test_noop_max_and_fire_reset_options():
     env = Nc2600Env("breakout", noop_max=1, fire_reset=False)
     assert env.reset(seed=3)[1]["frames"] == 1
     env = Nc2600Env("breakout", fire_reset=False)                     # 1..30 NOOP frames only
-    from hls_models.frame_skip import noop_frames
+    from nc2600.hls_models.frame_skip import noop_frames
     assert env.reset(seed=3)[1]["frames"] == noop_frames(3)
 
 
@@ -206,8 +206,8 @@ def test_bad_options_raise_value_error_at_make(options, words):
 
 def test_a_game_without_its_mapper_in_rtl_is_refused_at_make(monkeypatch):
     """Refused before any console is built, naming the mapper (Pong is a 2K cartridge)."""
-    import hw.console
-    monkeypatch.setattr(hw.console, "SUPPORTED", ("F8",))
+    import nc2600.hw.console
+    monkeypatch.setattr(nc2600.hw.console, "SUPPORTED", ("F8",))
     with pytest.raises(ValueError, match="pong: the console RTL has no 2K cartridge mapper"):
         Nc2600Env("pong", backend="rtl")
 
@@ -236,7 +236,7 @@ def test_rtl_backend_passes_check_env_and_equals_the_launchers_ale_episode():
     check_env(env)
     actions = _actions(18, 40, seed=3)
     got, ends, _ = _play_env(env, 11, actions)
-    ref = _play_instance(AleInstance(ale_py.roms.get_rom_path("boxing"), 4, 0.0, 60), 11, actions)
+    ref = _play_instance(AleEnv(ale_py.roms.get_rom_path("boxing"), 4, 0.0, 60), 11, actions)
     _assert_same(got, ref)
     assert ends[-1] == (False, True)
     env.close()
@@ -248,7 +248,7 @@ def test_vector_env_gives_each_seeds_episode():
     try:
         obs, info = vec.reset(seed=[21, 22])
         assert obs.shape == (2, 4, 84, 84) and obs.dtype == np.uint8
-        refs = [_play_instance(AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 400), s, actions)
+        refs = [_play_instance(AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 400), s, actions)
                 for s in (21, 22)]
         for i in range(2):
             np.testing.assert_array_equal(obs[i], refs[i][0][0])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from host.launcher.evaluator import segment_names
+from nc2600.host.launcher.local_pool import segment_names
 
 TINY = ["--game", "breakout", "--population", "6", "--generations", "3", "--episode-frames", "300",
         "--elite-candidates", "2", "--elite-episodes", "2", "--test-episodes", "3", "--envs-per-block", "2",
@@ -29,7 +29,7 @@ SEED = 1717
 
 
 def _cmd(out: Path) -> list[str]:
-    base = [sys.executable, "-m", "host.cli", "run"]
+    base = [sys.executable, "-m", "nc2600.host.cli", "run"]
     if (out / "config.json").exists():
         return base + ["--resume", str(out)]
     return base + [*TINY, "--out", str(out)]

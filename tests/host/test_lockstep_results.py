@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from host.cli import main
+from nc2600.host.cli import main
 
 GAMES = ["pong", "boxing"]
 FRAMES = "3"
@@ -45,14 +45,14 @@ def test_results_file_holds_every_finished_game(tmp_path, capsys, whole):
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     head = lines[0]["lockstep_results"]
     assert head["frames"] == 3 and head["actions"] == "random" and head["seed"] == 0
-    assert head["rtl"].startswith("console-") and head["colour_clocks_per_cycle"] == 1
+    assert head["rtl"].startswith("console-") and head["colour_clocks"] == 1
     assert [r["game"] for r in lines[1:]] == GAMES
     assert all(_same(a, b) for a, b in zip(lines[1:], whole[:2]))
     assert all(_same(a, b) for a, b in zip(recs[:2], whole[:2])) and recs[2]["summary"]["from_results"] == 0
 
 
 def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, whole):
-    import host.verify.lockstep as lockstep
+    import nc2600.host.verify.lockstep as lockstep
     path = tmp_path / "r.jsonl"
     assert _run(capsys, path)[0] == 0
     # the file as a sweep cut off after its first game left it (a game with an error record too)
@@ -73,7 +73,7 @@ def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, w
 
 
 def test_failed_game_is_not_kept(tmp_path):
-    from host.verify.lockstep import ResultsFile
+    from nc2600.host.verify.lockstep import ResultsFile
     store = ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"})   # a new file: its header is written at once
     assert (tmp_path / "r.jsonl").read_text() == '{"lockstep_results": {"rtl": "x"}}\n'
     store.add({"game": "pong", "error": "boom", "match": False})
@@ -89,7 +89,7 @@ def test_failed_game_is_not_kept(tmp_path):
 def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
     import os
 
-    from host.verify.lockstep import run_identity
+    from nc2600.host.verify.lockstep import run_identity
     path = tmp_path / "r.jsonl"
     argv = ["lockstep", "--games", "pong", "--frames", "3", "--results", str(path)]
     before = None
@@ -133,7 +133,7 @@ def test_each_game_is_kept_as_it_finishes_and_rows_print_in_order(tmp_path, caps
     """Games finish out of order (two workers, the first game slower): each record is in the
     file as soon as its game ends (checked at the moment the next one arrives), the rows are
     printed in the order given."""
-    import host.commands.lockstep as command
+    import nc2600.host.commands.lockstep as command
     path = tmp_path / "r.jsonl"
     seen = []
 
@@ -156,8 +156,8 @@ def test_one_run_per_results_file(tmp_path):
     import gc
     import os
 
-    from host.errors import UserError
-    from host.verify.lockstep import ResultsFile
+    from nc2600.host.errors import UserError
+    from nc2600.host.verify.lockstep import ResultsFile
     ident = {"rtl": "console-test", "frames": 3}
     rec = {"game": "pong", "mapper": "2K", "frames_compared": 3, "match": True}
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
@@ -177,8 +177,8 @@ def test_one_run_per_results_file(tmp_path):
 
 
 def test_a_refused_or_bad_file_lets_the_lock_go_and_stale_temp_files_go(tmp_path):
-    from host.errors import UserError
-    from host.verify.lockstep import ResultsFile
+    from nc2600.host.errors import UserError
+    from nc2600.host.verify.lockstep import ResultsFile
     path = tmp_path / "r.jsonl"
     ResultsFile(path, {"rtl": "a"}).close()
     with pytest.raises(UserError, match="holds another run's results"):

@@ -14,7 +14,7 @@ TINY = ["--game", "pong", "--population", "4", "--generations", "1", "--episode-
 
 
 def nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +26,9 @@ def nature_int8_run(tmp_path_factory):
 
 
 def test_ga_int8_on_nature(nature_int8_run):
-    from host.launcher.noise import NoiseTable, genome_params
+    from nc2600.host.launcher.noise import NoiseTable, genome_params
     cfg = json.loads((nature_int8_run / "config.json").read_text())
-    from hls_models.networks import n_params
+    from nc2600.hls_models.networks import n_params
     assert cfg["network"] == "nature" and cfg["n_params"] == n_params("nature", 6) == 1_693_362 - 12 * 513
     best = np.load(nature_int8_run / "best_params.npy")
     genome = json.loads((nature_int8_run / "best_genome.json").read_text())
@@ -39,10 +39,10 @@ def test_ga_int8_on_nature(nature_int8_run):
     # itself for the nature network (64 lanes, its cycle model)
     summary = json.loads((nature_int8_run / "summary.json").read_text())
     assert summary["projected_fabric_inference_source"] == \
-        "hls_models.policy_array.inference_cycles(6, 16, 16, 'nature')"
-    from mesh_sim.project import MeshOptions, build
+        "nc2600.hls_models.policy_array.inference_cycles(6, 16, 16, 'nature')"
+    from nc2600.mesh_sim.project import MeshOptions, build
     info = build(MeshOptions(run_dir=str(nature_int8_run)))[-1]
-    from hls_models.policy_int8 import inference_cycles
+    from nc2600.hls_models.policy_int8 import inference_cycles
     assert _find(info, "network") == "nature" and _find(info, "lanes") == 64
     assert _find(info, "inference_cycles") == inference_cycles(6, 64, "nature")
 
@@ -61,7 +61,7 @@ def _find(d, key):
 def test_es_float_on_nature(tmp_path):
     proc = nc2600("run", *TINY, "--algo", "es", "--out", str(tmp_path / "es"))
     assert proc.returncode == 0, proc.stderr
-    from hls_models.networks import n_params
+    from nc2600.hls_models.networks import n_params
     assert np.load(tmp_path / "es" / "best_params.npy").shape == (n_params("nature", 6),)
 
 
@@ -98,9 +98,9 @@ def test_int8_same_fitness_any_worker_count(tmp_path):
 
 
 def test_nature_slot_values_do_not_depend_on_the_batch():
-    from hls_models.policy_int8 import quantize_network
-    from host.launcher.policy import NetworkSlotWeights, init_network_params
-    from host.launcher.policy_int8 import Int8NetworkSlots
+    from nc2600.hls_models.policy_int8 import quantize_network
+    from nc2600.host.launcher.policy import NetworkSlotWeights, init_network_params
+    from nc2600.host.launcher.policy_int8 import Int8NetworkSlots
     rng = np.random.default_rng(4)
     obs = rng.integers(0, 256, (3, 4, 84, 84), dtype=np.uint8)
     flats = [init_network_params(s, 5, "nature") for s in (1, 2, 3)]

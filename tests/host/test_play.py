@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from host.launcher.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
+from nc2600.host.launcher.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
 
 TINY = ["--game", "breakout", "--population", "4", "--generations", "1", "--episode-frames", "200",
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "1", "--envs-per-block", "2",
@@ -16,7 +16,7 @@ TINY = ["--game", "breakout", "--population", "4", "--generations", "1", "--epis
 
 
 def nc2600(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +28,11 @@ def run_dir(tmp_path_factory):
 
 
 def rollout(params: np.ndarray, seed: int, episode_frames: int = 200) -> float:
-    """Independent oracle: one AleInstance and one float policy, step by step."""
+    """Independent oracle: one AleEnv and one float policy, step by step."""
     import ale_py.roms
-    from host.launcher.instance import AleInstance
-    from host.launcher.policy import n_params, forward_reference
-    inst = AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
+    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.launcher.policy import n_params, forward_reference
+    inst = AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
     assert params.size == n_params(inst.n_actions)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(seed, stack)
@@ -74,7 +74,7 @@ def test_play_scores_equal_a_plain_rollout_and_video_is_real_time(run_dir, tmp_p
 
 
 def test_play_checkpointed_individual_and_gif(run_dir, tmp_path):
-    from host.launcher.noise import NoiseTable, genome_params
+    from nc2600.host.launcher.noise import NoiseTable, genome_params
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "1", "--individual", "2",
                   "--video", str(tmp_path / "i2.gif"), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -112,8 +112,8 @@ def test_play_under_the_other_arithmetic(run_dir):
     """``--policy int8`` re-evaluates a float-trained elite as the fabric would run it: scores
     equal a plain rollout of the numpy int8 model quantised with the run's calibration set."""
     import ale_py.roms
-    from host.launcher.instance import AleInstance
-    from host.launcher.play import load_agent, policy_for
+    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.launcher.play import load_agent, policy_for
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "2", "--seed", "3", "--policy", "int8",
                   "--no-video", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -123,7 +123,7 @@ def test_play_under_the_other_arithmetic(run_dir):
     agent = load_agent(run_dir)
     agent.cfg.policy = "int8"
     qp = policy_for(agent, agent.params)
-    inst = AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 200)
+    inst = AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 200)
     stack = np.zeros((4, 84, 84), np.uint8)
     for row, seed in zip(sorted((x for x in lines if "episode" in x), key=lambda x: x["episode"]),
                          episode_seeds(3, 2)):
@@ -177,7 +177,7 @@ def test_play_config_with_a_non_string_rom_is_damaged(run_dir, tmp_path):
 def test_play_config_fifo_refused_at_once(tmp_path):
     import os
     os.mkfifo(tmp_path / "config.json")
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "play", "--run", str(tmp_path), "--no-video"],
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "play", "--run", str(tmp_path), "--no-video"],
                           capture_output=True, text=True, timeout=20)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert f"run configuration '{tmp_path}/config.json' is a FIFO; give a regular file" in proc.stderr

@@ -5,10 +5,10 @@ import ale_py.roms
 import numpy as np
 import pytest
 
-from hls_models import preprocessor
-from host.verify.ale_oracle import open_ale
-from host.launcher.instance import AleInstance
-from host.launcher.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
+from nc2600.hls_models import preprocessor
+from nc2600.host.verify.ale_oracle import open_ale
+from nc2600.host.launcher.env import AleEnv
+from nc2600.host.launcher.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
 
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 
@@ -77,7 +77,7 @@ def test_batched_policy_equals_reference_and_is_batch_independent():
 def test_instance_matches_plain_ale_run():
     """The instance's episode equals a fresh ALE console driven by hand with the same frames."""
     path = ale_py.roms.get_rom_path("breakout")
-    inst = AleInstance(path, frame_skip=4)
+    inst = AleEnv(path, frame_skip=4)
     inst.reset(99)
     for _ in range(30):            # give the instance a history; the next episode must not see it
         inst.step(1)
@@ -116,7 +116,7 @@ def test_instance_matches_plain_ale_run():
 
 def test_sticky_actions_repeat_previous_action_at_rate_p():
     path = ale_py.roms.get_rom_path("pong")
-    inst = AleInstance(path, frame_skip=4, sticky=0.25)
+    inst = AleEnv(path, frame_skip=4, sticky=0.25)
     inst.reset(3)
     taken = []
 

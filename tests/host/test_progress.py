@@ -1,5 +1,5 @@
 """Long commands print a line at least every ``HEARTBEAT_S`` seconds when their output
-is redirected (``host.launcher.progress.Heartbeat``, shared by ``run``, ``lockstep`` and ``games verify``).
+is redirected (``nc2600.host.launcher.progress.Heartbeat``, shared by ``run``, ``lockstep`` and ``games verify``).
 
 The oracle is the clock: a fake one for the rule itself, the real one for the thread and the
 commands (with the period shortened to a fraction of a second)."""
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from host.launcher import progress
-from host.launcher.progress import Heartbeat
+from nc2600.host.launcher import progress
+from nc2600.host.launcher.progress import Heartbeat
 
 
 class FakeClock:
@@ -57,7 +57,7 @@ def test_thread_keeps_lines_at_most_one_period_apart():
 def test_sweeps_print_heartbeat_lines_when_redirected(argv, word, monkeypatch, capsys):
     """With stdout/stderr captured (not a terminal) and the period at 0.25 s, the sweep writes
     status lines to stderr while it works; stdout keeps only the table."""
-    from host.cli import main
+    from nc2600.host.cli import main
     monkeypatch.setattr(progress, "HEARTBEAT_S", 0.25)
     assert main(argv) == 0
     out, err = capsys.readouterr()

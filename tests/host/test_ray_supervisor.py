@@ -1,4 +1,4 @@
-"""The Ray driver under a supervisor (``host.cluster.supervisor.supervised_driver``).
+"""The Ray driver under a supervisor (``nc2600.host.cluster.supervisor.supervised_driver``).
 
 Ray 2.60's core ends a driver with exit status 1 and no word on stderr once the local raylet has
 died (measured: a SIGTERM to the process group of ``nc2600 run --cluster ray`` gave exit 1 and an
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from host.cli import guarded
-from host.cluster.supervisor import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
-from host.errors import on_sigterm
+from nc2600.host.cli import guarded
+from nc2600.host.cluster.supervisor import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
+from nc2600.host.errors import on_sigterm
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +81,7 @@ def test_a_writer_forked_from_the_driver_does_not_hold_the_supervisor(capfd, tmp
     this writer would put off for its whole 60 s)."""
     import json
 
-    import host.cluster.supervisor as sup
+    import nc2600.host.cluster.supervisor as sup
     pid_file = tmp_path / "writer.pid"
 
     def body():
@@ -117,7 +117,7 @@ def test_the_reader_takes_what_the_pipe_holds_when_the_driver_has_ended(monkeypa
     reader measures the pipe); the late writer then finds the pipe closed."""
     import threading
 
-    import host.cluster.supervisor as sup
+    import nc2600.host.cluster.supervisor as sup
     r, w = os.pipe()
     os.write(w, b'hint "; before"\nrc 5\nhint "; last of the driver"\n')
     ended, got, measured = threading.Event(), {"rc": None, "hint": ""}, threading.Event()
@@ -216,7 +216,7 @@ def test_a_signal_just_before_the_supervisor_waits_is_still_forwarded(capfd, mon
     import ctypes
     import shutil
 
-    import host.cluster.supervisor as cluster
+    import nc2600.host.cluster.supervisor as cluster
     src = tmp_path / "late_wait.c"
     src.write_text("#include <sys/wait.h>\n#include <unistd.h>\n#include <errno.h>\n"
                    "int late_waitpid(int pid, int *status, int options) {\n"
@@ -254,7 +254,7 @@ def test_a_signal_twice_at_once_is_one_stop(capfd):
     """The driver's handler (``_stop_once``): a second SIGINT/SIGTERM within STOP_ECHO_S of the
     first (the group's signal and the supervisor's copy) does not interrupt the first's cleanup."""
     def body():
-        from host.cluster.supervisor import _stop_once
+        from nc2600.host.cluster.supervisor import _stop_once
         signal.signal(signal.SIGTERM, _stop_once)
 
         def work():
@@ -277,9 +277,9 @@ def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
     surfaces as SystemExit(15) there; connect() turns it into nc2600's stop (Terminated: exit 130
     and the SIGTERM line) and puts nc2600's handlers back."""
     ray = pytest.importorskip("ray")
-    import host.cluster.ray_cluster as cluster
-    from host import errors
-    from host.errors import Terminated
+    import nc2600.host.cluster.ray_cluster as cluster
+    from nc2600.host import errors
+    from nc2600.host.errors import Terminated
     monkeypatch.setattr(errors, "_SIGTERM_RECEIVED", False)     # this process's flag, put back after
 
     def init(*args, **kw):
@@ -329,7 +329,7 @@ def _start_run(tmp_path):
            "TMPDIR": str(tmp_path / "t"), "RAY_TMPDIR": "/tmp"}      # the actors' ROM folders; short socket paths
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL, "--cluster", "ray", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL, "--cluster", "ray", "--out", str(out)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     t0 = time.monotonic()
@@ -376,7 +376,7 @@ def test_ctrl_c_to_the_terminal_group_stops_a_ray_run_once_with_the_resume_comma
 
 
 def test_resume_of_a_ray_run_and_bench_ray_are_ray_drivers(tmp_path):
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.json").write_text('{"config": {"game": "pong", "cluster": "ray"}}')
@@ -405,7 +405,7 @@ def test_a_killed_driver_is_an_error_line_with_the_resume_command(tmp_path):
 def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
     """A SIGKILLed node actor leaves its ``nc2600-rom-<pid>-*`` folder; the next actor removes
     the folders of processes that are gone, and only those."""
-    from host.cluster.supervisor import remove_stale_rom_dirs
+    from nc2600.host.cluster.supervisor import remove_stale_rom_dirs
     gone = subprocess.Popen(["true"])
     gone.wait()
     (tmp_path / f"nc2600-rom-{gone.pid}-abc123").mkdir()
@@ -419,7 +419,7 @@ def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
 
 def test_sweep_with_an_unreachable_head_is_one_line_and_no_table(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "lockstep", "--games", "pong,boxing", "--frames", "3",
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "lockstep", "--games", "pong,boxing", "--frames", "3",
                            "--cluster", "ray", "--ray-address", "127.0.0.1:1"], capture_output=True, text=True,
                           cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "", proc
@@ -428,7 +428,7 @@ def test_sweep_with_an_unreachable_head_is_one_line_and_no_table(tmp_path):
 
 
 def test_a_sweep_with_nothing_to_run_starts_no_pool_and_no_ray():
-    from host.verify.sweep import sweep_imap
+    from nc2600.host.verify.sweep import sweep_imap
     assert list(sweep_imap(print, [], jobs=2)) == []
     assert list(sweep_imap(print, [], cluster="ray", ray_address="127.0.0.1:1")) == []   # not contacted
 
@@ -462,7 +462,7 @@ def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(mom
            "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *RTL, "--out", str(out)], cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *RTL, "--out", str(out)], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     t0 = time.monotonic()
@@ -497,10 +497,10 @@ def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(mom
 KILLED_ACTOR = """
 import os
 import ale_py.roms
-import host.cluster.evaluator as ce
-from host.cluster.ray_cluster import connect
-from host.launcher.evaluator import Job, segment_names
-from host.launcher.policy import init_params
+import nc2600.host.cluster.ray_evaluator as ce
+from nc2600.host.cluster.ray_cluster import connect
+from nc2600.host.launcher.local_pool import Job, segment_names
+from nc2600.host.launcher.policy import init_params
 cluster = connect(None, 1)
 ev = ce.RayEvaluator(cluster, ale_py.roms.get_rom_path("breakout"), 1, episode_frames=100)
 params = init_params(1, ev.n_actions)

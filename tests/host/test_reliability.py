@@ -1,6 +1,6 @@
 """Regression tests of bad input that once crashed or misled: one line on stderr, exit 2.
 
-Oracles: the fabric's register widths (``hls_models.frame_skip.MAX_EPISODE_FRAMES``, the
+Oracles: the fabric's register widths (``nc2600.hls_models.frame_skip.MAX_EPISODE_FRAMES``, the
 instance's 24-bit ``EP_FRAMES``), the commands' documented bounds.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from hls_models.frame_skip import MAX_EPISODE_FRAMES
+from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
 
 
 def nc2600(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "host.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=120, **kw)
 
 
@@ -46,7 +46,7 @@ def test_episode_frames_above_the_fabrics_24_bits_is_refused_before_any_work(com
 
 
 def test_resume_of_a_config_with_a_cap_above_24_bits_is_refused(tmp_path):
-    from host.launcher.settings import RunConfig
+    from nc2600.host.launcher.settings import RunConfig
     cfg = dataclasses.asdict(RunConfig())
     cfg["episode_frames"] = MAX_EPISODE_FRAMES + 1
     (tmp_path / "config.json").write_text(json.dumps({"config": cfg}))
@@ -55,15 +55,15 @@ def test_resume_of_a_config_with_a_cap_above_24_bits_is_refused(tmp_path):
 
 # -- defaults that follow the population -------------------------------------------------
 def _build(*argv):
-    from host.cli import build_parser
-    from host.commands.run import build
+    from nc2600.host.cli import build_parser
+    from nc2600.host.commands.run import build
     cfg = build(build_parser().parse_args(["run", *argv]))[0]
     cfg.validate()
     return cfg
 
 
 def test_population_defaults_are_min_cap_and_half_the_population():
-    from host.launcher.settings import population_defaults
+    from nc2600.host.launcher.settings import population_defaults
     assert population_defaults(40) == {"truncation": 10, "elite_candidates": 5}      # the default run's
     assert population_defaults(6) == {"truncation": 3, "elite_candidates": 3}
     assert population_defaults(2) == {"truncation": 1, "elite_candidates": 1}
@@ -106,7 +106,7 @@ def test_help_states_the_population_rule_and_es_l2():
 
 
 def test_config_json_records_the_values_used(tmp_path):
-    from host.launcher.run import Run
+    from nc2600.host.launcher.run import Run
     cfg = _build("--population", "6", "--es-l2", "0.25", "--noise-table-size", str(1 << 20))
     run = Run(cfg, tmp_path / "r")
     run.prepare()
@@ -117,7 +117,7 @@ def test_config_json_records_the_values_used(tmp_path):
 
 def test_sigma_at_float32s_smallest_normal_still_mutates():
     import numpy as np
-    from host.launcher.settings import SIGMA_MIN
+    from nc2600.host.launcher.settings import SIGMA_MIN
     assert SIGMA_MIN == float(np.finfo(np.float32).tiny)
     assert np.float32(SIGMA_MIN) * np.float32(1.0) > 0 and np.float32(1e-300) == 0
     assert _build("--sigma", repr(SIGMA_MIN)).sigma == SIGMA_MIN
@@ -202,7 +202,7 @@ def test_a_run_stopped_by_max_frames_names_max_frames(two_runs, tmp_path):
 
 def test_another_out_on_a_live_run_says_it_is_in_use(two_runs, tmp_path):
     import os
-    from host.launcher.rundir import RunFolder
+    from nc2600.host.launcher.rundir import RunFolder
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
@@ -241,7 +241,7 @@ def test_instance_play_of_an_empty_params_file_is_one_line(tmp_path):
 
 def test_no_default_video_into_a_live_runs_folder(two_runs, tmp_path):
     import os
-    from host.launcher.rundir import RunFolder
+    from nc2600.host.launcher.rundir import RunFolder
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
@@ -258,7 +258,7 @@ def test_no_default_video_into_a_live_runs_folder(two_runs, tmp_path):
 
 # -- output folders -----------------------------------------------------------------------
 def test_a_2000_level_out_path_is_created_without_recursion(tmp_path):
-    from host.launcher.rundir import RunFolder
+    from nc2600.host.launcher.rundir import RunFolder
     deep = tmp_path.joinpath(*["a"] * 2000)
     folder = RunFolder(deep).open_new()
     folder.release()
@@ -275,7 +275,7 @@ def test_a_refused_out_path_leaves_no_folder_it_made(tmp_path):
     out = tmp_path / "a" / "b" / "c" / ("x" * 300)
     one_line_exit_2(nc2600("run", "--out", out, "--population", "4", "--generations", "1"), "--out", "name too long")
     assert list(tmp_path.iterdir()) == []
-    from host.launcher.rundir import make_folders
+    from nc2600.host.launcher.rundir import make_folders
     with pytest.raises(OSError):
         make_folders(out)
     assert list(tmp_path.iterdir()) == []
@@ -291,8 +291,8 @@ def test_worker_counts_beyond_16_per_core_are_refused_before_any_fork():
 
 
 def test_bench_host_checks_memory():
-    from host.errors import available_memory
-    from host.launcher.settings import RunConfig
+    from nc2600.host.errors import available_memory
+    from nc2600.host.launcher.settings import RunConfig
     parts = RunConfig(workers=2, envs_per_block=4096).memory_bytes()
     need = parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"]
     if need <= available_memory():

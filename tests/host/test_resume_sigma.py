@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from host.cli import build_parser
-from host.commands.run import build
-from host.errors import UserError
+from nc2600.host.cli import build_parser
+from nc2600.host.commands.run import build
+from nc2600.host.errors import UserError
 
 
 @pytest.mark.parametrize("algo, default", [("ga", 0.002), ("es", 0.02)])

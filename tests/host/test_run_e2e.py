@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from host.launcher.noise import genome_params, NoiseTable
+from nc2600.host.launcher.noise import genome_params, NoiseTable
 
 SMALL = ["--game", "breakout", "--population", "6", "--generations", "2", "--episode-frames", "400",
          "--elite-candidates", "2", "--elite-episodes", "2", "--test-episodes", "2", "--envs-per-block", "2",
@@ -15,7 +15,7 @@ SMALL = ["--game", "breakout", "--population", "6", "--generations", "2", "--epi
 
 
 def nc2600(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -117,13 +117,13 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     """The batched, double-buffered evaluator gives each episode exactly the return of a plain
     single-instance loop with the same policy (float32 and int8)."""
     import ale_py.roms
-    from hls_models.policy_int8 import quantize
-    from host.launcher.evaluator import Evaluator, Job
-    from host.launcher.instance import AleInstance
-    from host.launcher.policy import SlotWeights, init_params
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.launcher.policy import SlotWeights, init_params
 
     rom = ale_py.roms.get_rom_path("breakout")
-    inst = AleInstance(rom, episode_frames=120)
+    inst = AleEnv(rom, episode_frames=120)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(5, stack)
     calib = np.stack([stack] * 2)
@@ -131,7 +131,7 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     for policy in ("float", "int8"):
         pols = [f if policy == "float" else quantize(f, inst.n_actions, calib) for f in flats]
         jobs = [Job(i % 3, 100 + i) for i in range(5 if policy == "float" else 3)]
-        with Evaluator(rom, 1, 2, episode_frames=120, policy=policy) as ev:
+        with LocalPoolEvaluator(rom, 1, 2, episode_frames=120, policy=policy) as ev:
             results = ev.evaluate(jobs, lambda i: pols[i])
         for job, res in zip(jobs, results):
             ret, nframes = res.episode_return, res.frames

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from host.launcher.evaluator import segment_names
-from host.launcher.rundir import RunFolder
+from nc2600.host.launcher.local_pool import segment_names
+from nc2600.host.launcher.rundir import RunFolder
 
 TINY = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "200",
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "2",
@@ -22,7 +22,7 @@ TINY = ["--game", "breakout", "--population", "4", "--generations", "2", "--epis
 
 
 def nc2600(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True, **kw)
+    return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True, **kw)
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -181,7 +181,7 @@ def test_full_disk_is_one_line_and_the_run_resumes(tmp_path):
 
     def limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))    # best_params.npy is 2.7 MB
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *TINY, "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--out", str(out)],
                           capture_output=True, text=True, preexec_fn=limit)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "cannot write" in proc.stderr and f"continue with: nc2600 run --resume {out}" in proc.stderr
@@ -204,7 +204,7 @@ def test_sigterm_to_the_whole_process_group_is_reported_as_sigterm(tmp_path):
     deaths must not turn the exit into "interrupted" or a second exception: one line naming
     SIGTERM with the resume hint, exit 130, no segment left."""
     out = tmp_path / "grp"
-    args = [sys.executable, "-m", "host.cli", "run", *TINY, "--workers", "2", "--generations", "50", "--out", str(out)]
+    args = [sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--workers", "2", "--generations", "50", "--out", str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     _wait_for(out / "checkpoint.npz")
     os.killpg(proc.pid, signal.SIGTERM)
@@ -216,7 +216,7 @@ def test_sigterm_to_the_whole_process_group_is_reported_as_sigterm(tmp_path):
 
 def test_sigterm_is_like_ctrl_c_and_sigkill_leaks_nothing(tmp_path):
     out = tmp_path / "sig"
-    args = [sys.executable, "-m", "host.cli", "run", *TINY, "--generations", "50", "--out", str(out)]
+    args = [sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--generations", "50", "--out", str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(out / "checkpoint.npz")
     proc.send_signal(signal.SIGTERM)
@@ -225,7 +225,7 @@ def test_sigterm_is_like_ctrl_c_and_sigkill_leaks_nothing(tmp_path):
     assert stderr == f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
     assert segment_names(proc.pid) == []
     # SIGKILL: the segment stays until the next evaluator (here: the resume) removes it
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", "--resume", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", "--resume", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     while not segment_names(proc.pid) and time.monotonic() - t0 < 120:

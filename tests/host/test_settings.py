@@ -1,4 +1,4 @@
-"""The run settings stated once (:mod:`host.launcher.settings`): the options of ``nc2600 run``, the
+"""The run settings stated once (:mod:`nc2600.host.launcher.settings`): the options of ``nc2600 run``, the
 bounds :meth:`RunConfig.validate` checks and the resume rules come from ``RunConfig``'s fields.
 
 Oracles: the rules as the user guide (docs/user-guide.md) states them (only --generations, --max-frames, --workers,
@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
-from host.commands import run as run_cmd
-from host.errors import UserError
-from host.launcher.settings import LIMITS, RESUME_MUTABLE, RunConfig
+from nc2600.host.commands import run as run_cmd
+from nc2600.host.errors import UserError
+from nc2600.host.launcher.settings import LIMITS, RESUME_MUTABLE, RunConfig
 
 
 def _parser():

@@ -18,7 +18,7 @@ import pytest
 
 PRELUDE = """
 import os, signal, sys
-from host.cli import guarded, install_sigterm_handler
+from nc2600.host.cli import guarded, install_sigterm_handler
 install_sigterm_handler()
 """
 
@@ -62,7 +62,7 @@ def test_a_sigterm_whose_handler_runs_inside_the_redelivery_hook_is_not_lost():
     hook, must not drop it. Here the handler runs with the hook's flag set, deterministically;
     the command must still stop (exit 130) before its further work is done."""
     proc = _python("""
-        import host.errors as errors
+        import nc2600.host.errors as errors
         def body():
             import time
             errors._IN_HOOK = True                  # the handler runs as if inside the hook
@@ -90,7 +90,7 @@ def test_a_sigterm_during_the_pools_fork_stops_at_the_first_worker():
     stops after that one fork, exits 130 with one line; no further worker is forked."""
     proc = _python("""
         import ale_py.roms
-        from host.launcher.evaluator import Evaluator
+        from nc2600.host.launcher.local_pool import LocalPoolEvaluator
         forks = []
         def after_in_parent():
             forks.append(1)
@@ -98,7 +98,7 @@ def test_a_sigterm_during_the_pools_fork_stops_at_the_first_worker():
                 signal.raise_signal(signal.SIGTERM)
         os.register_at_fork(after_in_parent=after_in_parent)
         def body():
-            with Evaluator(ale_py.roms.get_rom_path("pong"), 6, 1, episode_frames=100):
+            with LocalPoolEvaluator(ale_py.roms.get_rom_path("pong"), 6, 1, episode_frames=100):
                 print("started", flush=True)
             return 0
         rc = guarded(body)
@@ -116,7 +116,7 @@ def test_a_sigterm_to_a_worker_during_its_start_is_quiet(tmp_path):
     action, then ends it quietly; the parent stops with one line: no worker traceback."""
     proc = _python("""
         import ale_py.roms
-        from host.launcher.evaluator import Evaluator
+        from nc2600.host.launcher.local_pool import LocalPoolEvaluator
         def after_in_child():
             blocked = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
             with open(sys.argv[1] + f"/{os.getpid()}", "w") as fh:
@@ -124,7 +124,7 @@ def test_a_sigterm_to_a_worker_during_its_start_is_quiet(tmp_path):
             os.kill(os.getpid(), signal.SIGTERM)
         os.register_at_fork(after_in_child=after_in_child)
         def body():
-            with Evaluator(ale_py.roms.get_rom_path("pong"), 2, 1, episode_frames=100):
+            with LocalPoolEvaluator(ale_py.roms.get_rom_path("pong"), 2, 1, episode_frames=100):
                 print("started", flush=True)
             return 0
         sys.exit(guarded(body))
@@ -149,18 +149,18 @@ def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, t
     out = tmp_path / "run"
     proc = _python(f"""
         import contextlib
-        import host.launcher.run
-        from host.cli import main
+        import nc2600.host.launcher.run
+        from nc2600.host.cli import main
         def stopped(self, *args, **kw):
             with contextlib.suppress(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGTERM)
             raise ValueError("unknown file extension: .gif")
-        host.launcher.run.Run._{moment} = stopped
+        nc2600.host.launcher.run.Run._{moment} = stopped
         sys.exit(main(sys.argv[1:]))
     """, "run", *RUN, "--out", out, timeout=300)
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stderr == f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
-    resumed = subprocess.run([sys.executable, "-m", "host.cli", "run", "--resume", str(out)],
+    resumed = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", "--resume", str(out)],
                              capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert (out / "summary.json").exists() and (out / "best.gif").exists()
@@ -217,7 +217,7 @@ def test_an_ignored_sigint_stays_ignored():
         print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         install_sigterm_handler()
-        from host.errors import on_sigint
+        from nc2600.host.errors import on_sigint
         print(signal.getsignal(signal.SIGINT) is on_sigint)
     """)
     assert proc.returncode == 0 and proc.stdout == "True\nTrue\n", proc.stdout + proc.stderr
@@ -228,7 +228,7 @@ def test_the_ray_drivers_handler_also_waits_for_the_import(tmp_path):
     finishes, then the stop: 130, one line."""
     proc = _python(IMPORTING.format(folder=str(tmp_path)).replace(
         "sys.exit(guarded(body))",
-        "from host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: guarded(body)))"))
+        "from nc2600.host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: guarded(body)))"))
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stdout == "imported True\n"
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
@@ -262,7 +262,7 @@ def reference_run(tmp_path_factory):
     import time
     out = tmp_path_factory.mktemp("sig") / "ref"
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL_RUN, "--out", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return out, time.monotonic() - t0
@@ -284,7 +284,7 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     ref, wall = reference_run
     out = tmp_path / "run"
     delay = random.Random(moment).uniform(0.0, wall * 1.1)
-    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL_RUN, "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(delay)
     killed_at = time.time()
@@ -310,7 +310,7 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
             again = ["--resume", str(out)]
         else:                                   # stopped before the folder held a run
             again = [*SMALL_RUN, "--out", str(out)]
-        resumed = subprocess.run([sys.executable, "-m", "host.cli", "run", *again],
+        resumed = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *again],
                                  capture_output=True, text=True, timeout=600)
         assert resumed.returncode == 0, (delay, resumed.stderr)
     assert _fitness(out) == _fitness(ref)
@@ -325,14 +325,14 @@ def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished
     sends the SIGTERM at that moment."""
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import atexit, os, signal
-        import host.cli
+        import nc2600.host.cli
         atexit.register(lambda: print("last hook ran", flush=True))
         atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))   # LIFO: runs first
         def finished(argv=None):
-            host.cli.install_sigterm_handler()
+            nc2600.host.cli.install_sigterm_handler()
             return 0
-        host.cli.main = finished
-        host.cli.entry()
+        nc2600.host.cli.main = finished
+        nc2600.host.cli.entry()
     """)], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (0, "") and "last hook ran" in proc.stdout
 
@@ -340,14 +340,14 @@ def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished
 def test_a_sigterm_pending_as_the_command_ends_exits_130():
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import os, signal
-        import host.cli
+        import nc2600.host.cli
         def finished(argv=None):
-            host.cli.install_sigterm_handler()
+            nc2600.host.cli.install_sigterm_handler()
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
             os.kill(os.getpid(), signal.SIGTERM)        # arrives, held, as the command returns
             return 0
-        host.cli.main = finished
-        host.cli.entry()
+        nc2600.host.cli.main = finished
+        nc2600.host.cli.entry()
     """)], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\n")
 

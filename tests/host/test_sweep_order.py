@@ -1,4 +1,4 @@
-"""``host.verify.sweep.sweep_imap``: results in job order, or as the jobs finish (``ordered=False``).
+"""``nc2600.host.verify.sweep.sweep_imap``: results in job order, or as the jobs finish (``ordered=False``).
 
 Oracle: two jobs whose order of finishing is forced (``sh -c`` through ``subprocess.check_output``,
 a module-level function the spawned workers can unpickle). The slow job polls for a flag file and
@@ -11,7 +11,7 @@ finishes only once it exists (or after 60 s, so a broken generator fails the tes
   under CI load)."""
 import subprocess
 
-from host.verify.sweep import sweep_imap
+from nc2600.host.verify.sweep import sweep_imap
 
 
 def _slow(flag):

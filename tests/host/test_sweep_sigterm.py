@@ -1,4 +1,4 @@
-"""A local sweep (``host.verify.sweep.sweep_imap``, spawned pool workers) stopped by one SIGTERM to its
+"""A local sweep (``nc2600.host.verify.sweep.sweep_imap``, spawned pool workers) stopped by one SIGTERM to its
 process group while one worker is idle: it must end at once with the stop (exit 130), not hang.
 Measured before the fix: the idle worker, killed by SIGTERM's default action while it held the
 pool's task-queue lock, left ``Pool.terminate()`` waiting for that lock until a second signal."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 SCRIPT = r"""
 import subprocess, sys
-from host.cli import install_sigterm_handler
+from nc2600.host.cli import install_sigterm_handler
 install_sigterm_handler()
-from host.verify.sweep import sweep_imap
+from nc2600.host.verify.sweep import sweep_imap
 jobs = [["sh", "-c", "sleep 60; echo slow"], ["sh", "-c", "echo fast"]]
 try:
     for r in sweep_imap(subprocess.check_output, jobs, jobs=2, ordered=False):
@@ -42,7 +42,7 @@ def test_one_sigterm_to_the_group_with_an_idle_worker_stops_the_sweep(tmp_path):
 
 WORKER_EXITING = r"""
 import atexit, os, signal, time
-from host.verify.sweep import _worker_signals
+from nc2600.host.verify.sweep import _worker_signals
 _worker_signals()
 def second_sigterm():                     # Pool.terminate()'s SIGTERM, arriving during the exit
     os.kill(os.getpid(), signal.SIGTERM)

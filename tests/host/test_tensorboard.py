@@ -1,4 +1,4 @@
-"""TensorBoard scalars of a run (host.tensorboard), read back by an independent reader.
+"""TensorBoard scalars of a run (nc2600.host.tensorboard), read back by an independent reader.
 
 The reader here follows the TFRecord format from its specification (TensorFlow's
 ``tf.io.TFRecordWriter``: u64 length, masked CRC32C of the length, data, masked CRC32C of
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from host.tensorboard import TAGS, ScalarLog
+from nc2600.host.tensorboard import TAGS, ScalarLog
 
 
 def _crc32c(data: bytes) -> int:
@@ -121,12 +121,12 @@ def test_a_file_cut_short_is_read_to_its_last_whole_record(tmp_path):
     (path,) = (tmp_path / "tensorboard").glob("events.out.tfevents.*")
     path.write_bytes(path.read_bytes()[:-5])                   # the last event cut (full disk)
     ScalarLog(tmp_path, _lines(3)).close()
-    from host.tensorboard import read_scalars
+    from nc2600.host.tensorboard import read_scalars
     assert [s for s, _ in read_scalars(tmp_path / "tensorboard")["fitness/best"]] == [0, 1, 2]
 
 
 def test_an_unwritable_folder_is_one_user_error(tmp_path):
-    from host.errors import UserError
+    from nc2600.host.errors import UserError
     (tmp_path / "tensorboard").write_text("a file where the folder goes")
     with pytest.raises(UserError, match="cannot write .*tensorboard"):
         ScalarLog(tmp_path, _lines(1))
@@ -138,7 +138,7 @@ def test_a_run_and_its_resume_give_one_curve_equal_to_log_jsonl(tmp_path):
              "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1", "--no-video"]
     out = tmp_path / "run"
     for args in (["--generations", "1", "--out", out], ["--resume", out, "--generations", "3"]):
-        proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *(small if args[0] != "--resume" else []),
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *(small if args[0] != "--resume" else []),
                                *map(str, args)], capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
     lines = [json.loads(t) for t in (out / "log.jsonl").read_text().splitlines()]

@@ -1,4 +1,4 @@
-"""cocotb testbench of rtl/instance.v (the fabric instance) through its AXI4-Lite slave, driven by
+"""cocotb testbench of rtl/instance_cc3.v (the fabric instance) through its AXI4-Lite slave, driven by
 cocotbext-axi's AxiLiteMaster (pinned 0.1.28).
 
 Checks the host interface as a bus master sees it: the ID register, DECERR for an unmapped
@@ -6,7 +6,7 @@ address, SLVERR and the sticky error bits for a bad ROM size and a start without
 and RAM load through MEM_DATA, a system reset and one manual frame; the RIOT RAM read back
 after that frame equals the Verilated console harness (hwtools/console_harness.py) doing the same
 steps (an independent path to the same console RTL); and the register walk generated from the
-register description (:func:`hwtools.register_walk.walk`: reset values, walking ones and zeros on
+register description (:func:`nc2600.hwtools.register_walk.walk`: reset values, walking ones and zeros on
 every read-write field, read-only / write-only / gap responses, CONTROL's self-clearing strobes),
 once with the master ready on every clock and once with random back-pressure on all five channels
 (cocotbext-axi pause generators). Found by ``make sim`` (``hwtools/sim.py``, zero-configuration
@@ -23,7 +23,7 @@ from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 from cocotbext.axi.constants import AxiResp
 
-from hls_models.registers import INSTANCE as R
+from nc2600.hls_models.registers import INSTANCE as R
 
 ID, STATUS, CONTROL, CONSOLE_CFG, TIMER_INIT = (R.ID.offset, R.STATUS.offset, R.CONTROL.offset,
                                                  R.CONSOLE_CFG.offset, R.TIMER_INIT.offset)
@@ -67,8 +67,8 @@ async def bus_errors(dut):
 
 @cocotb.test()
 async def manual_frame_equals_console_harness(dut):
-    from host.verify.games import resolve_rom
-    from hwtools.console_harness import ConsoleSim
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.hwtools.console_harness import ConsoleSim
     _, path = resolve_rom(game="boxing")
     rom = open(path, "rb").read()
     ram = bytes((i * 37 + 11) & 0xFF for i in range(128))
@@ -103,7 +103,7 @@ async def manual_frame_equals_console_harness(dut):
 
 
 async def _walk(dut, axi):
-    from hwtools.register_walk import run_async
+    from nc2600.hwtools.register_walk import run_async
 
     async def read(addr):
         r = await axi.read(addr, 4)

@@ -1,6 +1,6 @@
 """The fabric instance RTL (hw/instance.py, Verilated) through its AXI4-Lite host interface and
-the host driver (host/drivers/fabric.py): bus error responses, and whole episodes equal to the launcher's
-ALE backend with the int8 policy (oracle: ale-py 0.12 + hls_models.policy_int8, per decision).
+the host driver (host/drivers/instance.py): bus error responses, and whole episodes equal to the launcher's
+ALE backend with the int8 policy (oracle: ale-py 0.12 + nc2600.hls_models.policy_int8, per decision).
 
 Every decision is the instance's own: console, preprocessor, int8 engine (the default 16 x 16
 array engine with the preprocessor's stack in its words, or the 16-lane engine), action select and
@@ -13,8 +13,8 @@ build each; every other configuration is in the slow set.
 import numpy as np
 import pytest
 
-from hls_models.registers import INSTANCE as R
-from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+from nc2600.hls_models.registers import INSTANCE as R
+from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
 
 CONTROL, STATUS, ROM_SIZE = R.CONTROL.offset, R.STATUS.offset, R.ROM_SIZE.offset
 C_START, C_MANUAL = R.CONTROL.pack(start=1), R.CONTROL.pack(manual=1)
@@ -22,12 +22,12 @@ C_START, C_MANUAL = R.CONTROL.pack(start=1), R.CONTROL.pack(manual=1)
 
 @pytest.fixture(scope="module")
 def sim():
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.hwtools.instance_harness import InstanceSim
     return InstanceSim(210, "NTSC")
 
 
 def test_id_and_unmapped_reads_decerr(sim):
-    from hwtools.instance_harness import BusError
+    from nc2600.hwtools.instance_harness import BusError
     assert sim.read(0) == 0x4E433236
     with pytest.raises(BusError, match="DECERR"):
         sim.read(0x3F0)
@@ -38,17 +38,17 @@ def test_id_and_unmapped_reads_decerr(sim):
 
 
 def test_bad_rom_size_and_start_without_rom(sim):
-    from hwtools.instance_harness import BusError
-    d = FabricDriver(sim)
+    from nc2600.hwtools.instance_harness import BusError
+    d = InstanceDriver(sim)
     d.clear_errors()
-    with pytest.raises(FabricError, match="bad ROM size"):
+    with pytest.raises(InstanceError, match="bad ROM size"):
         d.load_rom(bytes(3000))
     with pytest.raises(BusError, match="SLVERR"):
         sim.write(CONTROL, C_START)
     assert sim.read(STATUS) >> 16 & 1          # error bit: start without a ROM
     with pytest.raises(BusError, match="SLVERR"):
         sim.write(CONTROL, C_MANUAL)
-    with pytest.raises(FabricError, match="rules out of turn"):
+    with pytest.raises(InstanceError, match="rules out of turn"):
         d._write(0x30, 0)                      # RULES while not waiting for them
     d.clear_errors()
     assert sim.read(STATUS) >> 16 == 0
@@ -56,8 +56,8 @@ def test_bad_rom_size_and_start_without_rom(sim):
 
 
 def _ale_int8_episode(rom, qp, seed, cap):
-    from host.launcher.instance import AleInstance
-    inst = AleInstance(rom, episode_frames=cap)
+    from nc2600.host.launcher.env import AleEnv
+    inst = AleEnv(rom, episode_frames=cap)
     stack = np.zeros((4, 84, 84), np.uint8)
     frames = inst.reset(seed, stack)
     actions, ret = [], 0.0
@@ -75,10 +75,10 @@ def _policy(rom, n_actions, seed, centred=False):
     layer's biases set to minus the mean float action values on those observations, so that the
     decisions follow what changes on the screen (random networks are nearly constant in games
     where little of the screen moves, e.g. Pong)."""
-    from hls_models.policy_int8 import quantize
-    from host.launcher.instance import AleInstance
-    from host.launcher.policy import forward, init_params, unflatten
-    inst = AleInstance(rom, episode_frames=400)
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.launcher.policy import forward, init_params, unflatten
+    inst = AleEnv(rom, episode_frames=400)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(99, stack)
     rng = np.random.default_rng(5)
@@ -108,17 +108,17 @@ def _varied_policy(rom, n_actions, seed, cap):
     pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
-def _check_episode(game, seed, cap, colour_clocks_per_cycle=3, engine="array"):
+def _check_episode(game, seed, cap, colour_clocks=3, engine="array"):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision.
     ``engine``: the instance's engine (``"array"``: 16 x 16, the default; ``"lane"``: 16 lanes)."""
-    from host.verify.games import game_info, resolve_rom
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
-    d = FabricDriver(InstanceSim(info.screen_height, info.display, colour_clocks_per_cycle=colour_clocks_per_cycle,
+    d = InstanceDriver(InstanceSim(info.screen_height, info.display, colour_clocks=colour_clocks,
                                  engine=engine))
-    runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
+    runner = InstanceEpisodeRunner(d, game, rom, episode_frames=cap)
     qp, ref = _varied_policy(rom, len(runner.ids), seed, cap)
     refs = {seed: ref, seed + 1: _ale_int8_episode(rom, qp, seed + 1, cap)}
     eps = []
@@ -127,7 +127,7 @@ def _check_episode(game, seed, cap, colour_clocks_per_cycle=3, engine="array"):
         ep = runner.run(s, qp, record_actions=True)
         assert ep.restored == (i > 0)
         # the replay: about 196 frames (59,736 clocks each, 19,912 with three colour clocks per clock)
-        assert (ep.reset_cycles > 10_000_000 // colour_clocks_per_cycle) == (i == 0)
+        assert (ep.reset_cycles > 10_000_000 // colour_clocks) == (i == 0)
         assert ep.actions == ref_actions
         assert ep.episode_return == ref_ret
         assert ep.frames == ref_frames
@@ -140,12 +140,12 @@ def _check_episode(game, seed, cap, colour_clocks_per_cycle=3, engine="array"):
 
 def _check_array_cycles(ep):
     """Each decision's inference phase (engine start to done) is the array engine's model cycles,
-    hls_models.policy_array.engine_cycles (11,655 for 18 actions), and with action select's 5 the
+    nc2600.hls_models.policy_array.engine_cycles (11,655 for 18 actions), and with action select's 5 the
     model's 11,660 from start to the chosen action; the load is one AXI write (3 clocks: handshake,
     write, response) per word of the array's format and the few address writes where the sequence
     jumps (the last layer's 2 of 16 columns)."""
-    from hls_models.action_select import latency
-    from hls_models.policy_array import engine_cycles, inference_cycles, load_cycles
+    from nc2600.hls_models.action_select import latency
+    from nc2600.hls_models.policy_array import engine_cycles, inference_cycles, load_cycles
     assert (engine_cycles(18, 16, 16), inference_cycles(18, 16, 16)) == (11_655, 11_660)
     assert ep.cycles["inference"] == ep.decisions * engine_cycles(18, 16, 16)
     assert ep.cycles["action_select"] == ep.decisions * latency(18)
@@ -169,7 +169,7 @@ def test_episode_equals_ale_int8_boxing():
 def test_episode_equals_ale_int8_boxing_one_colour_clock():
     """The same with the one-colour-clock console (the CPU every third clock): every decision,
     the return and the frames."""
-    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=1)
+    ep = _check_episode("boxing", 7, 60, colour_clocks=1)
     # 262 x 228 = 59,736 colour clocks a frame, within a scanline per frame for the controller's boundaries
     assert abs(ep.cycles["emulation"] / ep.frames - 262 * 228) <= 228
     _check_array_cycles(ep)
@@ -184,15 +184,15 @@ def test_episode_equals_ale_int8_boxing_lane_engine():
 @pytest.mark.slow
 def test_episode_equals_ale_int8_boxing_lane_engine_one_colour_clock():
     """The 16-lane engine with the one-colour-clock console."""
-    _check_episode("boxing", 7, 60, colour_clocks_per_cycle=1, engine="lane")
+    _check_episode("boxing", 7, 60, colour_clocks=1, engine="lane")
 
 
 def test_array_engine_refuses_a_stack_it_cannot_read():
     """Three pixels per cycle need two or more columns per word (the two column banks): a
     4-row array is refused, as is an engine name the instance does not know."""
-    from hw.instance import GameInstance
+    from nc2600.hw.instance import GameInstance
     with pytest.raises(ValueError, match="rows >= 8"):
-        GameInstance(colour_clocks_per_cycle=3, engine="array", rows=4, cols=4)
+        GameInstance(colour_clocks=3, engine="array", rows=4, cols=4)
     with pytest.raises(ValueError, match="engine must be one of"):
         GameInstance(engine="systolic")
 
@@ -200,11 +200,11 @@ def test_array_engine_refuses_a_stack_it_cannot_read():
 def test_restored_start_state_reloads_other_parameters():
     """The snapshot holds the engine parameters loaded when it was taken: an episode of another
     network after a restore must reload them (its actions equal ALE's for that network)."""
-    from host.verify.games import game_info, resolve_rom
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game="boxing")
     info = game_info("boxing", rom)
-    runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display)), "boxing", rom,
+    runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display)), "boxing", rom,
                                  episode_frames=40)
     qa, qb = _policy(rom, 18, 1), _policy(rom, 18, 2)
     first = runner.run(3, qa)
@@ -218,17 +218,17 @@ def test_restored_start_state_reloads_other_parameters():
     assert (again.episode_return, again.frames, again.cycles) == (first.episode_return, first.frames, first.cycles)
 
 
-def test_bad_colour_clocks_per_cycle_is_refused():
-    from hw.instance import GameInstance
-    from hwtools.instance_harness import InstanceSim
-    with pytest.raises(ValueError, match="colour_clocks_per_cycle must be 1 or 3"):
-        GameInstance(colour_clocks_per_cycle=2)
-    with pytest.raises(ValueError, match="colour_clocks_per_cycle must be 1 or 3"):
-        InstanceSim(210, "NTSC", colour_clocks_per_cycle=2)
+def test_bad_colour_clocks_is_refused():
+    from nc2600.hw.instance import GameInstance
+    from nc2600.hwtools.instance_harness import InstanceSim
+    with pytest.raises(ValueError, match="colour_clocks must be 1 or 3"):
+        GameInstance(colour_clocks=2)
+    with pytest.raises(ValueError, match="colour_clocks must be 1 or 3"):
+        InstanceSim(210, "NTSC", colour_clocks=2)
 
 
 def test_model_state_of_another_build_is_refused():
-    from hwtools.instance_harness import InstanceSim, ModelState
+    from nc2600.hwtools.instance_harness import InstanceSim, ModelState
     sim = InstanceSim(210, "NTSC")
     with pytest.raises(ValueError, match="another instance build"):
         sim.restore_state(ModelState("elsewhere/libinstance.so", b"", 0))
@@ -250,14 +250,14 @@ def test_episode_equals_ale_int8_slow(game, seed, cap):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,seed,cap,colour_clocks_per_cycle,engine", [
+@pytest.mark.parametrize("game,seed,cap,colour_clocks,engine", [
     ("air_raid", 2, 200, 3, "lane"),   # PAL, 250 rows, the lane engine's byte stack
     ("pong", 5, 200, 1, "array"),      # paddles, one colour clock per clock
     ("hero", 4, 200, 1, "array"),      # F8 bank switching, 18 actions
     ("hero", 4, 200, 3, "lane"),
 ])
-def test_episode_equals_ale_int8_other_configurations_slow(game, seed, cap, colour_clocks_per_cycle, engine):
-    _check_episode(game, seed, cap, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine)
+def test_episode_equals_ale_int8_other_configurations_slow(game, seed, cap, colour_clocks, engine):
+    _check_episode(game, seed, cap, colour_clocks=colour_clocks, engine=engine)
 
 
 @pytest.mark.slow
@@ -274,7 +274,7 @@ def test_ga_generation_fabric_equals_ale_int8(tmp_path):
                 "--episode-frames", "60", "--elite-candidates", "1", "--elite-episodes", "1",
                 "--test-episodes", "1", "--workers", "1", "--no-video", "--policy", "int8",
                 "--backend", backend, "--out", str(out), "--progress", "lines"]
-        proc = subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr[-2000:]
         return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
 
@@ -292,8 +292,8 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
     as the command reports it, and the same returns and frames as the test's own ALE episodes."""
     import json
 
-    from host.cli import main
-    from host.launcher.policy import init_params
+    from nc2600.host.cli import main
+    from nc2600.host.launcher.policy import init_params
     p = tmp_path / "p.npy"
     np.save(p, init_params(1, 18))
     assert main(["instance-play", "--game", "boxing", "--params", str(p), "--episodes", "2", "--episode-frames", "40",
@@ -304,9 +304,9 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
         assert r["ale"]["equal"] and (r["ale"]["return"], r["ale"]["frames"]) == (r["return"], r["frames"])
         assert r["frames"] == 40 and r["cpu_s"] > 0
     # the test's own ALE episodes with the network quantised as the command documents it
-    from hls_models.policy_int8 import quantize
-    from host.verify.games import resolve_rom
-    from host.launcher.run import calibration_observations
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.launcher.run import calibration_observations
     _, rom = resolve_rom(game="boxing")
     qp = quantize(init_params(1, 18), 18, calibration_observations(rom, 4, 40, 0, 32))
     for r, seed in zip(recs, (3, 4)):

@@ -1,18 +1,18 @@
 """The instance's register map in the Verilated RTL (hw/instance.py) against the register
 description (hls_models/registers/nc2600.rdl): the walk generated from the description
-(:func:`hwtools.register_walk.walk`: reset values, walking ones and zeros on every read-write
+(:func:`nc2600.hwtools.register_walk.walk`: reset values, walking ones and zeros on every read-write
 field, no aliasing, checked values, read-only / write-only / gap responses, CONTROL's strobes)
 over the harness's AXI4-Lite transactions. Oracle: the compiled description (offsets, widths,
 access, reset values), independent of the RTL's decode."""
 import pytest
 
-from hls_models.registers import INSTANCE as R
-from hwtools.register_walk import run_sync
+from nc2600.hls_models.registers import INSTANCE as R
+from nc2600.hwtools.register_walk import run_sync
 
 
 @pytest.fixture(scope="module")
 def sim():
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.hwtools.instance_harness import InstanceSim
     return InstanceSim(210, "NTSC")
 
 

@@ -33,7 +33,7 @@ def _fst_window(path) -> tuple[int, int, bytes]:
 
 
 def test_trace_window_and_signal_names(tmp_path):
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.hwtools.instance_harness import InstanceSim
     sim = InstanceSim(210, "NTSC", trace=True)
     c0 = sim.cycles
     path = tmp_path / "w.fst"
@@ -49,7 +49,7 @@ def test_trace_window_and_signal_names(tmp_path):
 
 
 def test_untraced_simulation_refuses_a_waveform(tmp_path):
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.hwtools.instance_harness import InstanceSim
     sim = InstanceSim(210, "NTSC")
     with pytest.raises(RuntimeError, match="without waveform tracing"):
         sim.trace(tmp_path / "w.fst", 100)
@@ -60,8 +60,8 @@ def test_untraced_simulation_refuses_a_waveform(tmp_path):
 def test_instance_play_fst(tmp_path, capsys):
     """``instance-play --fst``: the file appears complete under its name (no ``.partial`` left),
     with exactly the window of clocks asked for; a path in a missing folder is one line, exit 2."""
-    from host.cli import main
-    from host.launcher.policy import init_params
+    from nc2600.host.cli import main
+    from nc2600.host.launcher.policy import init_params
     p = tmp_path / "p.npy"
     np.save(p, init_params(1, 18))
     assert main(["instance-play", "--game", "boxing", "--params", str(p), "--fst", str(tmp_path / "no" / "w.fst")]) == 2

@@ -1,7 +1,7 @@
 """Calibration against the published figures (arXiv 2003.11178, arXiv 2005.04536) and the design-change ordering."""
 import pytest
 
-from mesh_sim.project import HEADLINE_BAND, SUSTAINED_BAND, MeshOptions, calibrate, simulate
+from nc2600.mesh_sim.project import HEADLINE_BAND, SUSTAINED_BAND, MeshOptions, calibrate, simulate
 
 
 @pytest.fixture(scope="module")

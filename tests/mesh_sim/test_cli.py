@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from host.cli import main
+from nc2600.host.cli import main
 
 
 def run_cli(capsys, *argv):
@@ -25,14 +25,14 @@ def test_mesh_json_fields(capsys):
     assert rep["evaluations"] == 200 + 10 * 5
 
 
-def test_mesh_three_colour_clocks_per_cycle(capsys):
-    """--colour-clocks-per-cycle 3: a frame in 59,736 / 3 = 19,912 clocks, so 3x the ceiling
+def test_mesh_three_colour_clocks(capsys):
+    """--colour-clocks 3: a frame in 59,736 / 3 = 19,912 clocks, so 3x the ceiling
     (832 x 150 MHz / 19,912 = 6.268 M frames/s, hand-worked)."""
     rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
-                           "--colour-clocks-per-cycle", "3")
+                           "--colour-clocks", "3")
     assert rc == 0, err
     rep = json.loads(out)
-    assert rep["instance"]["colour_clocks_per_cycle"] == 3 and rep["instance"]["cycles_per_frame"] == 19912
+    assert rep["instance"]["colour_clocks"] == 3 and rep["instance"]["cycles_per_frame"] == 19912
     assert rep["ceiling_fps"] == pytest.approx(832 * 150e6 / 19912)
 
 
@@ -53,7 +53,7 @@ def test_mesh_engine_default_and_lane(capsys):
 
 def test_mesh_array_engine_inference_cycles(capsys):
     """--array 16x16: the decision path's cycles are the array engine's model (11,660 for 18
-    actions: hls_models.policy_array.inference_cycles), labelled so; --inference-cycles wins."""
+    actions: nc2600.hls_models.policy_array.inference_cycles), labelled so; --inference-cycles wins."""
     rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
                            "--array", "16x16", "--inference", "serial")
     assert rc == 0, err
@@ -81,8 +81,8 @@ def test_mesh_run_takes_the_runs_action_count_and_shows_the_engine(capsys, tmp_p
     """--run DIR: the decision path's cycles are the engine's model for the run's 6 actions
     (config.json), not 18, and the report names the engine: the array's shape for the array engine
     (no lanes), the lanes for the lane engine. Expected values from the models."""
-    from hls_models.policy_array import inference_cycles as array_cycles
-    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    from nc2600.hls_models.policy_array import inference_cycles as array_cycles
+    from nc2600.hls_models.policy_int8 import inference_cycles as lane_cycles
     run = _six_action_run(tmp_path / "run")
     extra = ("--array", "8x8") if engine == "array" else ("--engine", "lane", "--lanes", "32")
     rc, out, err = run_cli(capsys, "mesh", "--json", "--run", run, *extra)
@@ -92,7 +92,7 @@ def test_mesh_run_takes_the_runs_action_count_and_shows_the_engine(capsys, tmp_p
     if engine == "array":
         assert inst["inference_cycles"] == array_cycles(6, 8, 8) != array_cycles(18, 8, 8)
         assert inst["array"] == "8x8" and "lanes" not in inst
-        assert inst["inference_source"] == "hls_models.policy_array.inference_cycles(6, 8, 8)"
+        assert inst["inference_source"] == "nc2600.hls_models.policy_array.inference_cycles(6, 8, 8)"
     else:
         assert inst["inference_cycles"] == lane_cycles(6, 32) != lane_cycles(18, 32)
         assert inst["lanes"] == 32 and "array" not in inst
@@ -110,8 +110,8 @@ def test_mesh_run_takes_the_runs_action_count_and_shows_the_engine(capsys, tmp_p
 def test_mesh_run_of_the_nature_network_on_the_array_engine(capsys, tmp_path):
     """A run of the nature network: the array engine's model for that network (the run's), and its
     shape checked for that network: 64 x 16 tiles the nature network's layers but not the small
-    one's (dense1's 2,592 inputs; hls_models.policy_array.check_shape), refused in one line there."""
-    from hls_models.policy_array import check_shape, inference_cycles as array_cycles
+    one's (dense1's 2,592 inputs; nc2600.hls_models.policy_array.check_shape), refused in one line there."""
+    from nc2600.hls_models.policy_array import check_shape, inference_cycles as array_cycles
     nature = _six_action_run(tmp_path / "nature", network="nature")
     rc, out, err = run_cli(capsys, "mesh", "--json", "--run", nature)
     assert rc == 0, err
@@ -143,10 +143,10 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     ["--mesh", "10x10x3"], ["--mesh", "12x12"], ["--cards", "-1"], ["--population", "0"],
     ["--fail-nodes", "500"], ["--fail-links", "5000"], ["--run", "/nonexistent/run"],
     ["--episode-steps", "weird"], ["--faults", "node:0@1"], ["--schedule", "random"],
-    ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"], ["--colour-clocks-per-cycle", "2"],
+    ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"], ["--colour-clocks", "2"],
     # options --calibrate would ignore, and a label with nothing to label (a new user's find: both
     # ran and exited 0)
-    ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "3"],
+    ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks", "3"],
     ["--calibrate", "--schedule", "async"], ["--timing-source", "foo"],
     ["--array", "16"], ["--array", "12x12"], ["--array", "4x16"], ["--calibrate", "--array", "16x16"],
     ["--lanes", "32"], ["--engine", "lane", "--array", "16x16"], ["--calibrate", "--engine", "lane"],
@@ -183,7 +183,7 @@ def test_options_that_would_be_dropped_are_named_as_given(capsys, tmp_path, argv
 @pytest.mark.parametrize("cmd", ["mesh", "report"])
 def test_clock_below_1_khz_or_above_10_ghz_is_refused(capsys, cmd):
     """A fabric clock is taken from 1 kHz to 10 GHz (0.001 .. 10,000 MHz), both ends included."""
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     parser = build_parser()
     for text, mhz in (("0.001", 0.001), ("1e-3", 0.001), ("150", 150.0), ("10000", 10_000.0)):
         assert parser.parse_args([cmd, "--clock-mhz", text]).clock_mhz == mhz
@@ -212,7 +212,7 @@ def test_episode_steps_refused_at_parse_time(capsys, spec, message):
 
 def test_episode_steps_whole_numbers_in_any_notation(capsys):
     """fixed:1e3 is 1,000 steps: 20 episodes of 1,000 x 4 frames + 1..30 no-op frames."""
-    from host.cli import build_parser
+    from nc2600.host.cli import build_parser
     assert build_parser().parse_args(["mesh", "--episode-steps", "lognormal:2500.5:0.25"]).episode_steps \
         == "lognormal:2500.5:0.25"
     rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "20", "--elite-episodes", "0",
@@ -225,7 +225,7 @@ def test_episode_steps_whole_numbers_in_any_notation(capsys):
 def test_fault_that_costs_nothing_prints_no_negative_zero(capsys):
     """Three failed links of seed 2 leave the static schedule's throughput 6 parts in 10^9 above
     the fault-free one (a negative loss in the JSON): the summary prints "lost 0.0%"."""
-    from host.commands.mesh import _percent
+    from nc2600.host.commands.mesh import _percent
     argv = ["mesh", "--population", "200", "--elite-episodes", "0", "--fail-links", "3", "--fault-seed", "2"]
     rc, out, err = run_cli(capsys, *argv, "--json")
     assert rc == 0, err
@@ -338,8 +338,8 @@ def test_mesh_workload_beyond_memory_is_one_line_exit_2(capsys):
                                 dict(population=4, elite_candidates=0, elite_episodes=30),
                                 dict(population=4, elite_candidates=3, elite_episodes=0, test_episodes=1)])
 def test_planned_evaluations_are_the_drawn_workloads(kw):
-    from mesh_sim.project import MeshOptions, planned_evaluations
-    from mesh_sim.workload import synthetic_workload
+    from nc2600.mesh_sim.project import MeshOptions, planned_evaluations
+    from nc2600.mesh_sim.workload import synthetic_workload
     opts = MeshOptions(**kw)
     wl = synthetic_workload(opts.population, opts.generations or 1, episodes_per_individual=opts.episodes,
                             elite_candidates=opts.elite_candidates, elite_episodes=opts.elite_episodes,
@@ -349,10 +349,10 @@ def test_planned_evaluations_are_the_drawn_workloads(kw):
 
 def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
     """--engine lane --lanes 16 on a nature-network run models 16 lanes as asked
-    (hls_models.policy_int8.inference_cycles(6, 16, "nature") = 584,544 cycles), although 16 is
+    (nc2600.hls_models.policy_int8.inference_cycles(6, 16, "nature") = 584,544 cycles), although 16 is
     also the default; without --lanes the lane engine sizes itself for the network
-    (hls_models.policy_int8.min_lanes: 64 lanes, 197,952 cycles)."""
-    from hls_models.policy_int8 import inference_cycles as lane_cycles, min_lanes
+    (nc2600.hls_models.policy_int8.min_lanes: 64 lanes, 197,952 cycles)."""
+    from nc2600.hls_models.policy_int8 import inference_cycles as lane_cycles, min_lanes
     nature = _six_action_run(tmp_path / "nature", network="nature")
     assert lane_cycles(6, 16, "nature") == 584_544 and lane_cycles(6, 64, "nature") == 197_952
     assert min_lanes(6, network="nature") == 64

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from mesh_sim.faults import Fault, parse_faults, random_faults
-from mesh_sim.links import LinkParams
-from mesh_sim.node import NodeParams
-from mesh_sim.sim import FabricSim, SimConfig, report
-from mesh_sim.topology import MeshTopology
-from mesh_sim.workload import EpisodeDistribution, fixed_workload, synthetic_workload
+from nc2600.mesh_sim.faults import Fault, parse_faults, random_faults
+from nc2600.mesh_sim.links import LinkParams
+from nc2600.mesh_sim.node import NodeParams
+from nc2600.mesh_sim.sim import FabricSim, SimConfig, report
+from nc2600.mesh_sim.topology import MeshTopology
+from nc2600.mesh_sim.workload import EpisodeDistribution, fixed_workload, synthetic_workload
 
 SMALL = MeshTopology(cards=4)          # 6 x 6 x 3 = 108 nodes, 104 workers, 208 slots
 F = 59736 / 150e6

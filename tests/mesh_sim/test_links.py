@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import simpy
 
-from mesh_sim.links import LinkParams, Network
-from mesh_sim.topology import MeshTopology
+from nc2600.mesh_sim.links import LinkParams, Network
+from nc2600.mesh_sim.topology import MeshTopology
 
 US = 1e-6
 

@@ -1,12 +1,12 @@
 """Whole-simulation cases small enough to work out by hand, determinism, and time accounting."""
 import pytest
 
-from mesh_sim.faults import Fault
-from mesh_sim.links import LinkParams
-from mesh_sim.node import NodeParams
-from mesh_sim.sim import FabricSim, SimConfig
-from mesh_sim.topology import MeshTopology
-from mesh_sim.workload import EpisodeDistribution, fixed_workload, generations_workload, synthetic_workload
+from nc2600.mesh_sim.faults import Fault
+from nc2600.mesh_sim.links import LinkParams
+from nc2600.mesh_sim.node import NodeParams
+from nc2600.mesh_sim.sim import FabricSim, SimConfig
+from nc2600.mesh_sim.topology import MeshTopology
+from nc2600.mesh_sim.workload import EpisodeDistribution, fixed_workload, generations_workload, synthetic_workload
 
 US = 1e-6
 F = 59736 / 150e6          # seconds per frame at 150 MHz
@@ -81,17 +81,17 @@ def test_inference_serial_and_pipelined_by_hand():
         1000 * F + 250 * (300000 - 4 * 59736) / 150e6 + 2 * US, rel=1e-9)
 
 
-def test_three_colour_clocks_per_cycle_by_hand():
+def test_three_colour_clocks_by_hand():
     """The three-colour-clock console: a frame in 59,736 / 3 = 19,912 clocks, so a third of the
     frame time; the pipelined inference now stalls by 185,928 - 4 x 19,912 = 106,280 cycles."""
     wl = fixed_workload([1000], steps=[250])
-    three = NodeParams(inference_cycles=185928, ale_reset_frames=0, weight_load_s=0.0, colour_clocks_per_cycle=3)
+    three = NodeParams(inference_cycles=185928, ale_reset_frames=0, weight_load_s=0.0, colour_clocks=3)
     assert three.frame_s == pytest.approx(19912 / 150e6) and three.instance_fps == pytest.approx(150e6 / 19912)
     assert three.inference_stall_cycles == 106280
     assert run(one_worker(), wl, "static", three)["makespan_s"] == pytest.approx(
         1000 * F / 3 + 250 * 106280 / 150e6 + 2 * US, rel=1e-9)
     with pytest.raises(ValueError, match="1 or 3"):
-        NodeParams(colour_clocks_per_cycle=2)
+        NodeParams(colour_clocks=2)
 
 
 def test_reset_and_weight_load_by_hand():

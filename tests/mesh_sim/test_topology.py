@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mesh_sim.topology import MeshTopology, most_cubic_factors, parse_shape
+from nc2600.mesh_sim.topology import MeshTopology, most_cubic_factors, parse_shape
 
 
 @pytest.fixture(scope="module")

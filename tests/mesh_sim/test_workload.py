@@ -4,8 +4,8 @@ import json
 import numpy as np
 import pytest
 
-from mesh_sim.project import MeshOptions, project_run, simulate
-from mesh_sim.workload import EpisodeDistribution, load_run, synthetic_workload
+from nc2600.mesh_sim.project import MeshOptions, project_run, simulate
+from nc2600.mesh_sim.workload import EpisodeDistribution, load_run, synthetic_workload
 
 F = 59736 / 150e6
 
@@ -141,15 +141,15 @@ def test_lognormal_long_tail_is_capped_not_wrapped():
 def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
     """The projection `nc2600 run` writes into summary.json is the one `nc2600 mesh --run DIR` prints
     with no engine option: the default instance's 16 x 16 array engine, its cycles for the run's
-    6 actions (hls_models.policy_array.inference_cycles(6, 16, 16) = 11,642), not the lane engine's
-    (hls_models.policy_int8.inference_cycles(6, 16) = 185,674); an engine given still wins."""
-    from hls_models.policy_array import inference_cycles as array_cycles
-    from hls_models.policy_int8 import inference_cycles as lane_cycles
-    from host.cli import main
+    6 actions (nc2600.hls_models.policy_array.inference_cycles(6, 16, 16) = 11,642), not the lane engine's
+    (nc2600.hls_models.policy_int8.inference_cycles(6, 16) = 185,674); an engine given still wins."""
+    from nc2600.hls_models.policy_array import inference_cycles as array_cycles
+    from nc2600.hls_models.policy_int8 import inference_cycles as lane_cycles
+    from nc2600.host.cli import main
     run = write_run(tmp_path / "run", RECORDS, config={"game": "pong", "n_actions": 6, "population": 3,
                                                        "frame_skip": 4})
     out = project_run(run, inference="serial")
-    assert out["projected_fabric_inference_source"] == "hls_models.policy_array.inference_cycles(6, 16, 16)"
+    assert out["projected_fabric_inference_source"] == "nc2600.hls_models.policy_array.inference_cycles(6, 16, 16)"
     assert array_cycles(6, 16, 16) == 11_642 and lane_cycles(6, 16) == 185_674
     rep = simulate(MeshOptions(run_dir=run, inference="serial", array=(16, 16)))
     assert rep["instance"]["inference_cycles"] == 11_642
@@ -157,7 +157,7 @@ def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
     assert main(["mesh", "--json", "--run", run, "--inference", "serial"]) == 0
     assert json.loads(capsys.readouterr().out)["projected_fps"] == out["projected_fabric_fps"]
     lane = project_run(run, inference="serial", lanes=16)
-    assert lane["projected_fabric_inference_source"] == "hls_models.policy_int8"
+    assert lane["projected_fabric_inference_source"] == "nc2600.hls_models.policy_int8"
     assert lane["projected_fabric_fps"] < out["projected_fabric_fps"]
 
 
@@ -167,7 +167,7 @@ def test_run_files_without_line_breaks_or_too_large_are_refused_at_once(tmp_path
     is refused at once, never read whole into memory; a record padded to exactly 65,536
     characters is read."""
     import os
-    from mesh_sim.workload import CONFIG_MAX_BYTES, EPISODE_LINE_MAX
+    from nc2600.mesh_sim.workload import CONFIG_MAX_BYTES, EPISODE_LINE_MAX
     assert EPISODE_LINE_MAX == 65_536 and CONFIG_MAX_BYTES == 16 * 2**20
     run = tmp_path / "run"
     write_run(run, RECORDS[:1])

@@ -1,13 +1,13 @@
 """cocotb testbench of the array inference engine (``policy_array.v``, the 16 x 16 engine of
-:func:`hw.policy_array.generate`) against the bit-exact int8 model.
+:func:`nc2600.hw.policy_array.generate`) against the bit-exact int8 model.
 
-A network quantised by :func:`hls_models.policy_int8.quantize` on recorded pong observations is
-loaded through the parameter port (:func:`hls_models.policy_array.load_words`); the
+A network quantised by :func:`nc2600.hls_models.policy_int8.quantize` on recorded pong observations is
+loaded through the parameter port (:func:`nc2600.hls_models.policy_array.load_words`); the
 observation word port is served by :class:`ObservationWordPort` (the word of one cycle's
-address in the next, :func:`hls_models.policy_array.obs_words`'s layout; the other ports are
+address in the next, :func:`nc2600.hls_models.policy_array.obs_words`'s layout; the other ports are
 driven by tests/policy_engine/engine_ports.py); every action value
 and the start->done cycle count are compared with :meth:`QuantizedPolicy.action_values` and
-:func:`hls_models.policy_array.engine_cycles`. ``NC2600_SIM_FULL=1`` (``make sim-full``) runs
+:func:`nc2600.hls_models.policy_array.engine_cycles`. ``NC2600_SIM_FULL=1`` (``make sim-full``) runs
 more observations and every adversarial case. Found by ``make sim`` (``hwtools/sim.py``,
 zero-configuration rule).
 """
@@ -19,8 +19,8 @@ import cocotb
 import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hls_models import policy_array as pa
-from hls_models.policy_int8 import quantize
+from nc2600.hls_models import policy_array as pa
+from nc2600.hls_models.policy_int8 import quantize
 from tests.policy_engine.engine_ports import load, reset, start_and_read
 
 ROWS, COLS = 16, 16
@@ -63,8 +63,8 @@ async def infer(dut, port: ObservationWordPort, obs: np.ndarray, n_actions: int)
 @cocotb.test()
 async def recorded_observations(dut):
     """A pong network (quantised from init_params(2)) on recorded pong observations."""
-    from host.verify.ale_recordings import record_observations
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.launcher.policy import init_params
     port = await setup(dut)
     n_actions = 6
     calib = record_observations("pong", 8, 100)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hwtools.sim import run_registered
+from nc2600.hwtools.sim import run_registered
 
 pytestmark = pytest.mark.slow
 

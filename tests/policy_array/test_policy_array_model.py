@@ -1,7 +1,7 @@
-"""The array engine's model (:mod:`hls_models.policy_array`): cycles, layout, loader and its
+"""The array engine's model (:mod:`nc2600.hls_models.policy_array`): cycles, layout, loader and its
 schedule against the bit-exact int8 model.
 
-Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against an
+Oracles: :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against an
 int64 reference in ``tests/policy_int8``), hand-worked cycle counts, and an independent decoding
 of the load words and the observation words by the layout formulas written out here as loops.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hls_models import policy_array as pa
-from hls_models.policy_int8 import mac_count, quantize
+from nc2600.hls_models import policy_array as pa
+from nc2600.hls_models.policy_int8 import mac_count, quantize
 from tests.policy_engine.cases import adversarial_cases, random_policy
 
 SHAPES = [(4, 4), (8, 8), (16, 8), (16, 16), (32, 16), (32, 4)]
@@ -146,8 +146,8 @@ def test_schedule_values_adversarial(rows, cols):
 
 def test_schedule_values_real_observations():
     """Three games (9, 6 and 18 actions), quantised networks, real observations."""
-    from host.verify.ale_recordings import record_observations
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.launcher.policy import init_params
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, 3, 7)
@@ -169,9 +169,9 @@ def test_table_lists_every_size():
 def test_cli_prints_the_table_and_refuses_two_modes():
     import subprocess
     import sys
-    ok = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--array"], capture_output=True, text=True)
+    ok = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array"], capture_output=True, text=True)
     assert ok.returncode == 0 and ok.stdout.strip() == pa.table()
-    bad = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--array", "--agreement", "pong"],
+    bad = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array", "--agreement", "pong"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
@@ -181,7 +181,7 @@ def test_synth_array_option_refuses_bad_shapes_in_one_line():
     import sys
     for value, pattern in (("8x16", r"cols \(16\) must not exceed rows \(8\)"), ("abc", "expected ROWSxCOLS"),
                            ("64x16", r"rows \(64\) must divide dense1's 2592 inputs")):
-        proc = subprocess.run([sys.executable, "-m", "host.cli", "synth", "--array", value],
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "synth", "--array", value],
                               capture_output=True, text=True)
         assert proc.returncode == 2, value
         lines = proc.stderr.strip().splitlines()

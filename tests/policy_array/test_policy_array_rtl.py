@@ -1,8 +1,8 @@
 """The array engine's RTL (Verilator) against the bit-exact int8 model and its cycle model.
 
-Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` for every action value,
-:func:`hls_models.policy_array.engine_cycles` (hand-worked in ``test_policy_array_model.py``) for every
-inference's start -> done cycles, :func:`hls_models.policy_array.load_cycles` for the load.
+Oracles: :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` for every action value,
+:func:`nc2600.hls_models.policy_array.engine_cycles` (hand-worked in ``test_policy_array_model.py``) for every
+inference's start -> done cycles, :func:`nc2600.hls_models.policy_array.load_cycles` for the load.
 The fast checks run the 8 x 8 engine (real observations of three games, adversarial cases);
 ``-m slow`` runs 4 x 4, 16 x 8, 16 x 16 and 32 x 16 as well.
 """
@@ -13,20 +13,20 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from hls_models import policy_array as pa
-from hls_models.policy_int8 import quantize
+from nc2600.hls_models import policy_array as pa
+from nc2600.hls_models.policy_int8 import quantize
 from tests.policy_engine.cases import adversarial_cases, random_policy
 
 
 @lru_cache(maxsize=None)
 def _engine(rows: int, cols: int):
-    from hwtools.policy_array_harness import ArrayEngineRTL
-    return ArrayEngineRTL(rows, cols)
+    from nc2600.hwtools.policy_array_harness import PolicyArraySim
+    return PolicyArraySim(rows, cols)
 
 
 def _check_real_observations(eng, n_obs: int):
-    from host.verify.ale_recordings import record_observations
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.launcher.policy import init_params
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, n_obs, 7)
@@ -72,7 +72,7 @@ def test_rtl_drops_bad_words_and_writes_while_busy():
 
 
 def test_bad_shapes_refused():
-    from hw.policy_array import ArrayPolicyEngine
+    from nc2600.hw.policy_array import ArrayPolicyEngine
     with pytest.raises(ValueError, match=r"ArrayPolicyEngine: cols \(16\) must not exceed rows \(8\)"):
         ArrayPolicyEngine(8, 16)
     with pytest.raises(ValueError, match=r"ArrayPolicyEngine: rows \(64\) must divide dense1's 2592 inputs"):

@@ -1,12 +1,12 @@
 """Policies and observations for the policy-engine tests: random integer policies and the
 adversarial cases (saturating activations, all-zero observations, maximal weights,
-most negative biases), each within the engine's format (:func:`hls_models.policy_engine.check_parameters`)."""
+most negative biases), each within the engine's format (:func:`nc2600.hls_models.policy_engine.check_parameters`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from hls_models import policy_engine as pm
-from hls_models.policy_int8 import QuantizedPolicy
+from nc2600.hls_models import policy_engine as pm
+from nc2600.hls_models.policy_int8 import QuantizedPolicy
 
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 

@@ -1,11 +1,11 @@
 """cocotb testbench of rtl/policy_engine.v (16 MAC lanes) against the bit-exact int8 model.
 
 Recorded observations (ALE random play of pong, seed 7) and a network quantised by
-:func:`hls_models.policy_int8.quantize` are loaded through the engine's parameter port, the
+:func:`nc2600.hls_models.policy_int8.quantize` are loaded through the engine's parameter port, the
 observation read port is served by :class:`ObservationPort` (data one cycle after the address,
 as the preprocessor's; the other ports are driven by tests/policy_engine/engine_ports.py), and
 every action value and the start->done cycle count are compared
-with :meth:`QuantizedPolicy.action_values` and :func:`hls_models.policy_engine.engine_cycles`.
+with :meth:`QuantizedPolicy.action_values` and :func:`nc2600.hls_models.policy_engine.engine_cycles`.
 ``NC2600_SIM_FULL=1`` (``make sim-full``) runs more observations and every adversarial case.
 Found by ``make sim`` (``hwtools/sim.py``, zero-configuration rule).
 """
@@ -17,8 +17,8 @@ import cocotb
 import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hls_models import policy_engine as pm
-from hls_models.policy_int8 import quantize
+from nc2600.hls_models import policy_engine as pm
+from nc2600.hls_models.policy_int8 import quantize
 from tests.policy_engine.engine_ports import load, reset, start_and_read
 
 LANES = 16
@@ -57,8 +57,8 @@ async def infer(dut, port: ObservationPort, obs: np.ndarray, n_actions: int) -> 
 @cocotb.test()
 async def recorded_observations(dut):
     """A pong network (quantised from init_params(2)) on recorded pong observations."""
-    from host.verify.ale_recordings import record_observations
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.launcher.policy import init_params
     port = await setup(dut)
     n_actions = 6
     calib = record_observations("pong", 8, 100)

@@ -14,7 +14,7 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.action_select import MAX_ACTIONS
 
 WIDTH = 32      #: bits of one action value in the beat
 

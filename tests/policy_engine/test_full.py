@@ -3,9 +3,9 @@
 - Six games (pong, breakout, ms_pacman, boxing (|A| = 18), air_raid (PAL), klax (PAL, |A| = 18)),
   four networks each: the elite of a real ``nc2600 run`` of that game (genome in
   ``elites.json``) and ``init_params(0..2)``, all quantised by
-  :func:`hls_models.policy_int8.quantize` on 32 calibration observations (random play, seed 100);
+  :func:`nc2600.hls_models.policy_int8.quantize` on 32 calibration observations (random play, seed 100);
   200 observations per network (random play, seed 7), every action value equal to the model,
-  and every inference's start->done cycles equal to :func:`hls_models.policy_engine.engine_cycles`,
+  and every inference's start->done cycles equal to :func:`nc2600.hls_models.policy_engine.engine_cycles`,
   on the 16-lane engine.
 - L in {4, 32, 64}: the adversarial cases and one network per lane count on 20 observations,
   values and cycles.
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hls_models import policy_engine as pm
-from hls_models.policy_int8 import quantize
+from nc2600.hls_models import policy_engine as pm
+from nc2600.hls_models.policy_int8 import quantize
 from tests.policy_engine.cases import adversarial_cases
 
 pytestmark = pytest.mark.slow
@@ -33,19 +33,19 @@ N_OBS = 200
 
 @lru_cache(maxsize=None)
 def _engine(lanes: int):
-    from hwtools.policy_engine_harness import PolicyEngineRTL
-    return PolicyEngineRTL(lanes)
+    from nc2600.hwtools.policy_engine_harness import PolicyEngineSim
+    return PolicyEngineSim(lanes)
 
 
 @lru_cache(maxsize=None)
 def _noise(size: int, seed: int):
-    from host.launcher.noise import NoiseTable
+    from nc2600.host.launcher.noise import NoiseTable
     return NoiseTable(size, seed)
 
 
 def elite_params(game: str) -> tuple[np.ndarray, int]:
     """Float parameters of the recorded elite of ``game`` and its action count."""
-    from host.launcher.noise import genome_params
+    from nc2600.host.launcher.noise import genome_params
     rec = ELITES[game]
     g = rec["genome"]
     noise = _noise(g["noise_table"]["size"], g["noise_table"]["seed"])
@@ -53,8 +53,8 @@ def elite_params(game: str) -> tuple[np.ndarray, int]:
 
 
 def networks(game: str):
-    from host.verify.ale_recordings import record_observations
-    from host.launcher.policy import init_params
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.launcher.policy import init_params
     elite, n = elite_params(game)
     calib = record_observations(game, 32, 100)
     nets = [("elite", elite)] + [(f"init_params({s})", init_params(s, n)) for s in range(3)]
@@ -63,7 +63,7 @@ def networks(game: str):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_game_networks_200_observations(game):
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     engine = _engine(16)
     obs = record_observations(game, N_OBS, 7)
     nets, n = networks(game)
@@ -79,7 +79,7 @@ def test_game_networks_200_observations(game):
 
 @pytest.mark.parametrize("lanes", [4, 32, 64])
 def test_other_lane_counts(lanes):
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     engine = _engine(lanes)
     for name, qp, obs in adversarial_cases(n_obs=1):
         engine.load(qp)

@@ -1,6 +1,6 @@
 """The policy-engine RTL (Verilator) against the bit-exact int8 model, its cycle model and its loader.
 
-Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against
+Oracles: :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against
 an int64 reference in ``tests/policy_int8``), hand-worked cycle counts, and an independent
 decoding of the parameter-load words. The fast checks run one lane count (16) on a few real
 observations; ``-m slow`` runs the full verification set (``tests/policy_engine/test_full.py``).
@@ -12,9 +12,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from hls_models import policy_engine as pm
-from hls_models.policy_int8 import QuantizedPolicy, inference_cycles, quantize, simulate_schedule
-from host.launcher.policy import init_params
+from nc2600.hls_models import policy_engine as pm
+from nc2600.hls_models.policy_int8 import QuantizedPolicy, inference_cycles, quantize, simulate_schedule
+from nc2600.host.launcher.policy import init_params
 from tests.policy_engine.cases import adversarial_cases, random_policy
 
 
@@ -43,7 +43,7 @@ def test_cycle_models_agree(lanes):
 
 
 def test_bad_lanes_refused():
-    from hw.policy_engine import PolicyEngine
+    from nc2600.hw.policy_engine import PolicyEngine
     for bad in (0, 2, 6, 260, 4.0, True):
         with pytest.raises(ValueError, match=r"PolicyEngine: lanes must be a multiple of 4 in 4\.\.256"):
             PolicyEngine(bad)
@@ -132,14 +132,14 @@ def test_flat_vector_loader():
 
 @pytest.fixture(scope="module")
 def engine16():
-    from hwtools.policy_engine_harness import PolicyEngineRTL
-    return PolicyEngineRTL(16)
+    from nc2600.hwtools.policy_engine_harness import PolicyEngineSim
+    return PolicyEngineSim(16)
 
 
 def test_rtl_real_observations_and_cycles(engine16):
     """An |A| = 18 game and a 6-action game, real observations, every action value equal; the
     measured start->done cycles equal the model's."""
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, 6, 7)

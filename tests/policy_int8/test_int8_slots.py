@@ -1,6 +1,6 @@
-"""The batched int8 training path (host.launcher.policy_int8.Int8Slots) against the numpy model.
+"""The batched int8 training path (nc2600.host.launcher.policy_int8.Int8Slots) against the numpy model.
 
-Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against
+Oracles: :meth:`nc2600.hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against
 an int64 loop reference in test_policy_int8.py) and int64 numpy products for the raw kernel.
 """
 from __future__ import annotations
@@ -8,15 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hls_models import policy_int8 as q8
-from host.launcher.policy import init_params
-from host.launcher.policy import conv1_blocks
-from host.launcher.policy_int8 import Int8Slots, matmul_u8s8
+from nc2600.hls_models import policy_int8 as q8
+from nc2600.host.launcher.policy import init_params
+from nc2600.host.launcher.policy import conv1_blocks
+from nc2600.host.launcher.policy_int8 import Int8Slots, matmul_u8s8
 
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     return record_observations("breakout", 24, seed=100), record_observations("breakout", 40, seed=7)
 
 

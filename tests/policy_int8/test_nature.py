@@ -8,16 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hls_models import networks
-from hls_models import policy_int8 as q8
-from host.launcher.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
+from nc2600.hls_models import networks
+from nc2600.hls_models import policy_int8 as q8
+from nc2600.host.launcher.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
                          layer_shapes, n_params, unflatten)
-from host.launcher.policy_int8 import Int8NetworkSlots
+from nc2600.host.launcher.policy_int8 import Int8NetworkSlots
 
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     return record_observations("pong", 16, seed=100), record_observations("pong", 30, seed=7)
 
 
@@ -112,7 +112,7 @@ def test_nature_bad_input(observations):
 
 
 def test_nature_engine_cycles_and_block_ram_hand_worked():
-    from hls_models.action_select import latency
+    from nc2600.hls_models.action_select import latency
     # 64 lanes: every conv layer is one lane group per position, dense1 512 outputs are 8 groups
     compute = 400 * 1 * 256 + 81 * 1 * 512 + 49 * 1 * 576 + 1 * 8 * 3136 + 1 * 1 * 512
     # MAC pipeline 4 (read, operand register, multiply, accumulate), requantiser 2

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hls_models import policy_int8 as q8
-from host.launcher.policy import forward, init_params, n_params, unflatten
+from nc2600.hls_models import policy_int8 as q8
+from nc2600.host.launcher.policy import forward, init_params, n_params, unflatten
 
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.ale_recordings import record_observations
     return {g: (record_observations(g, 24, seed=100), record_observations(g, 160, seed=7))
             for g in ("pong", "asteroids")}
 
@@ -78,8 +78,8 @@ def test_agreement_with_float_network(observations):
 @pytest.mark.xfail(strict=True, reason="int8 post-training quantisation of random-init networks reaches "
                    "93-100 % per game, below the issue's 99 % target (near-tie action values)")
 def test_agreement_target_99():
-    from host.verify.ale_recordings import record_observations
-    from host.verify.games import game_info
+    from nc2600.host.verify.ale_recordings import record_observations
+    from nc2600.host.verify.games import game_info
     for game in ("pong", "breakout", "asteroids", "space_invaders", "journey_escape"):
         n = len(game_info(game).minimal_actions)
         calib, test = record_observations(game, 32, 100), record_observations(game, 300, 7)
@@ -117,8 +117,8 @@ def test_bad_input():
 # ---- cycle and resource model ---------------------------------------------------------------
 
 def test_mac_count_from_network_shapes():
-    # output elements x fan-in, from the layer shapes of host.launcher.policy (independent of layer_dims)
-    from host.launcher.policy import layer_shapes
+    # output elements x fan-in, from the layer shapes of nc2600.host.launcher.policy (independent of layer_dims)
+    from nc2600.host.launcher.policy import layer_shapes
     shapes = dict(layer_shapes(18))
     conv1 = 20 * 20 * shapes["w1"][1] * shapes["w1"][0]
     conv2 = 9 * 9 * shapes["w2"][1] * shapes["w2"][0]

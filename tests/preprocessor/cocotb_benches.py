@@ -1,15 +1,15 @@
-"""``make sim`` registrations of the preprocessor testbench (:mod:`hwtools.sim`, rule 2).
+"""``make sim`` registrations of the preprocessor testbench (:mod:`nc2600.hwtools.sim`, rule 2).
 
 ``cocotb_preprocessor.py`` streams recorded ALE frames (palette indices, ``NC2600_PP_FRAMES``)
-through the RTL and compares the stack read back with :mod:`hls_models.preprocessor`. The frames
-are recorded on the host before the simulation (:func:`host.verify.ale_recordings.record_screens`): pong by
+through the RTL and compares the stack read back with :mod:`nc2600.hls_models.preprocessor`. The frames
+are recorded on the host before the simulation (:func:`nc2600.host.verify.ale_recordings.record_screens`): pong by
 default; breakout, space_invaders and seaquest later in their episodes under ``--full``.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from hwtools.sim import CocotbBench
+from nc2600.hwtools.sim import CocotbBench
 
 
 def _prepare(game: str, frames: int, seed: int, last: int):
@@ -17,7 +17,7 @@ def _prepare(game: str, frames: int, seed: int, last: int):
     def prepare(work_dir: Path, full: bool) -> dict:
         import numpy as np
 
-        from host.verify.ale_recordings import record_screens
+        from nc2600.host.verify.ale_recordings import record_screens
         screens, _, fmt = record_screens(game, frames, seed=seed)
         if fmt != "NTSC" or screens.shape[1] != 210:
             raise RuntimeError(f"{game}: the preprocessor testbench needs an NTSC 210-row game, got {fmt} "
@@ -30,7 +30,7 @@ def _prepare(game: str, frames: int, seed: int, last: int):
 
 def _bench(game: str, frames: int, seed: int, full_only: bool) -> CocotbBench:
     return CocotbBench("preprocessor", f"preprocessor_{game}", "preprocessor",
-                       "tests.preprocessor.cocotb_preprocessor", ("preprocessor.v",),
+                       "tests.preprocessor.cocotb_preprocessor", ("preprocessor_cc1.v",),
                        prepare=_prepare(game, frames, seed, 3), full_only=full_only)
 
 

@@ -1,8 +1,8 @@
-"""cocotb testbench of rtl/preprocessor.v (NTSC palette, 210 rows) on real ALE frames.
+"""cocotb testbench of rtl/preprocessor_cc1.v (NTSC palette, 210 rows) on real ALE frames.
 
 The frames (palette indices) come from the registration's ``prepare`` hook
 (``cocotb_benches.py``) in a ``.npy`` file named by the environment variable ``NC2600_PP_FRAMES``: ``(T, 210, 160)`` uint8; the last frame is pushed.
-The stack read back through the read port must equal :mod:`hls_models.preprocessor`'s, and
+The stack read back through the read port must equal :mod:`nc2600.hls_models.preprocessor`'s, and
 ``obs_valid`` must rise ``LATENCY_CYCLES`` after the last visible pixel.
 Run by ``make sim`` and by ``test_preprocessor_cocotb.py`` through the same registration.
 """
@@ -15,9 +15,9 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 
-from hls_models import preprocessor as pp
-from hls_models.palette import to_grey
-from hw.preprocessor import LATENCY_CYCLES
+from nc2600.hls_models import preprocessor as pp
+from nc2600.hls_models.palette import to_grey
+from nc2600.hw.preprocessor import LATENCY_CYCLES
 
 LINES, CLOCKS, FIRST_VISIBLE, YSTART = 262, 228, 68, 34
 

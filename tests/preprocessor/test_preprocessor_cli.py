@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from host.cli import main
-from host.verify.preprocessor import passed
+from nc2600.host.cli import main
+from nc2600.host.verify.preprocessor import passed
 
 
 def test_rtl_run_reports_exact_match(capsys):

@@ -1,18 +1,18 @@
-"""Runs the cocotb testbench of the committed rtl/preprocessor.v in Verilator on 3 mid-game pong
+"""Runs the cocotb testbench of the committed rtl/preprocessor_cc1.v in Verilator on 3 mid-game pong
 frames, through the registration that ``make sim`` uses (``tests/preprocessor/cocotb_benches.py``)."""
 from __future__ import annotations
 
 import numpy as np
 
-from hwtools.sim import run_registered
+from nc2600.hwtools.sim import run_registered
 
 
 def test_pong_frames_exercise_the_flicker_max():
     """The testbench's frames are worth testing: pong's ball moves between the last two, so the
     max of two frames differs from the last frame alone."""
-    from hls_models import preprocessor as pp
-    from hls_models.palette import to_grey
-    from host.verify.ale_recordings import record_screens
+    from nc2600.hls_models import preprocessor as pp
+    from nc2600.hls_models.palette import to_grey
+    from nc2600.host.verify.ale_recordings import record_screens
     screens, _, fmt = record_screens("pong", 60, seed=11)
     screens = screens[-3:]
     assert fmt == "NTSC" and screens.shape[1] == 210

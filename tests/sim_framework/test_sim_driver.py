@@ -24,7 +24,7 @@ pytest.importorskip("cocotb_tools.runner")
 
 
 def run_sim(*args: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hwtools.sim", "--tests-root", str(FIXTURES), "--out", str(out), *args],
+    return subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--tests-root", str(FIXTURES), "--out", str(out), *args],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
 
 
@@ -81,7 +81,7 @@ def failing_run(tmp_path_factory):
 
 
 def test_discovery_of_the_repository_benches():
-    from hwtools.sim import discover
+    from nc2600.hwtools.sim import discover
     keys = {b.key: b for b in discover(REPO / "tests")}
     # the committed cocotb modules of the project (rules 1 and 2)
     for path in (REPO / "tests").glob("*/cocotb_*.py"):
@@ -152,7 +152,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
 
 def test_unknown_simulator_exit_2(tmp_path):
     import os
-    proc = subprocess.run([sys.executable, "-m", "hwtools.sim", "--list"], cwd=REPO, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--list"], cwd=REPO, capture_output=True, text=True,
                           env={**os.environ, "SIM": "bogus"}, timeout=120)
     assert proc.returncode == 2 and "unknown simulator 'bogus'" in proc.stderr
 
@@ -160,7 +160,7 @@ def test_unknown_simulator_exit_2(tmp_path):
 def test_lz4_shim_output_is_valid_lz4(tmp_path):
     """The literal-only encoder compiled for Verilator's FST writer, run through ctypes."""
     import ctypes
-    from hwtools.verilator_build import lz4_shim_args
+    from nc2600.hwtools.verilator_build import lz4_shim_args
     if not lz4_shim_args():
         pytest.skip("system lz4.h present: no shim used")
     flags = lz4_shim_args()

@@ -1,4 +1,4 @@
-"""hwtools.verilator_build.build_shared_lib: one build per cache key when several callers ask at
+"""nc2600.hwtools.verilator_build.build_shared_lib: one build per cache key when several callers ask at
 once (pytest -n 2 workers, lockstep --jobs): the others wait for it and load the same library.
 
 Oracle: stand-ins for the Verilator and C++ compiler runs (each records its call and takes
@@ -7,7 +7,7 @@ one key and one for another.
 """
 import threading
 
-from hwtools import verilator_build as vb
+from nc2600.hwtools import verilator_build as vb
 
 
 def test_simultaneous_requests_for_one_key_build_it_once(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""hwtools.nexus: place and route on a Lattice LIFCL-40 (nextpnr-nexus) and its hard carry chains.
+"""nc2600.hwtools.nexus: place and route on a Lattice LIFCL-40 (nextpnr-nexus) and its hard carry chains.
 
 Oracles: a small design whose carry chains are known by construction (an 8-bit add: yosys's
 arith_map_nexus.v writes one feed-in CCU2 and ceil(8 / 2) = 4 slice CCU2s); the netlist walked
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hwtools import nexus, timing
+from nc2600.hwtools import nexus, timing
 
-# Amaranth's non-ANSI port style, which hwtools.timing.io_wrapper reads
+# Amaranth's non-ANSI port style, which nc2600.hwtools.timing.io_wrapper reads
 DEPTH = """
 module depth(clk, x, y, sum, all_ones);
   input clk;
@@ -179,7 +179,7 @@ def test_router2_giving_up_routes_again_with_router1_and_says_so(monkeypatch, tm
     assert calls == [("router2", "7"), ("router1", "7")]
     assert rep["router"] == "router1" and rep["router_fallback"] == err and rep["fmax_mhz"] == 223.51
     assert rep["carry"] == "ccu2" and rep["carry_fallback"] is None     # not mistaken for a CCU2 refusal
-    from host.report import record_figures
+    from nc2600.host.report import record_figures
     (fig,) = record_figures.synth({"pnr": {"depth": rep}})
     assert fig[:3] == ("depth Fmax on LIFCL-40-9, placed and routed, seed 7", 223.51, "MHz")
     assert "carry ccu2, router router1 (router2: ERROR: Failed to route arc 0.0" in fig[3]
@@ -202,7 +202,7 @@ def test_cli_reports_a_routing_failure_in_one_line(monkeypatch, capsys):
         raise nexus.RoutingError("nextpnr-nexus could not route action_select on LIFCL-40-9BG400C (seed 1, carry "
                                  "ccu2; tried router2, router1): ERROR: Failed to route arc 0.0 of net 'x'.")
     monkeypatch.setattr(nexus, "pnr_block", unroutable)
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", "--pnr", "nexus"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select") and "Traceback" not in "".join(err)
@@ -225,7 +225,7 @@ def test_memory_fit_by_hand_and_the_policy_engine_runs_no_tool(monkeypatch):
     monkeypatch.setattr(nexus, "run_tool", no_tools)
     rep = nexus.pnr_block("policy_engine", v)
     assert not rep["fits"] and rep["fmax_mhz"] is None and "largest weights, 42,752 x 128 bits" in rep["reason"]
-    from hwtools import synth
+    from nc2600.hwtools import synth
     text = synth.format_report({"device": synth.XC7Z045, "blocks": {}, "family": "xc7", "yosys": "y",
                                 "proxy_pnr": "measured", "pnr": {"policy_engine": rep}})
     assert "policy_engine: not placed: does not fit the LIFCL-40" in text
@@ -255,7 +255,7 @@ def test_seed_spread_by_hand():
 def test_synth_report_names_a_cached_lifcl40_result(monkeypatch):
     """Without --pnr, `nc2600 synth` names what an earlier --pnr nexus measured on exactly this Verilog:
     the run with router2's timing-driven rip-up when there is one, else the default flow's."""
-    from hwtools import synth
+    from nc2600.hwtools import synth
     v = synth.available_blocks(block="action_select")["action_select"]
     runs = {False: {"fmax_mhz": 321.5, "seed": 1, "carry": "ccu2", "router": "router2", "tmg_ripup": False},
             True: {"fmax_mhz": 330.25, "seed": 1, "carry": "ccu2", "router": "router2", "tmg_ripup": True}}
@@ -287,13 +287,13 @@ def test_synth_report_names_a_cached_lifcl40_result(monkeypatch):
     (["--pnr", "ecp5", "--pnr-tmg-ripup"], "--pnr-tmg-ripup applies to --pnr nexus"),
 ])
 def test_cli_refuses_options_of_the_other_family(argv, words, capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", *argv]) == 2
     assert words in capsys.readouterr().err
 
 
 def test_cli_refuses_an_unknown_part(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     with pytest.raises(SystemExit) as exc:
         main(["synth", "--pnr", "nexus", "--pnr-device", "LIFCL-17-9BG256C"])
     assert exc.value.code == 2 and "LIFCL-17-9BG256C" in capsys.readouterr().err
@@ -302,10 +302,10 @@ def test_cli_refuses_an_unknown_part(capsys):
 @pytest.mark.slow
 def test_cli_pnr_nexus_console(capsys):
     """The console on the LIFCL-40-9 (minutes): routed Fmax with CCU2 carries, critical path named."""
-    from host.cli import main
-    assert main(["synth", "--block", "console", "--pnr", "nexus", "--json"]) == 0
+    from nc2600.host.cli import main
+    assert main(["synth", "--block", "console_cc1", "--pnr", "nexus", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    p = rep["pnr"]["console"]
+    p = rep["pnr"]["console_cc1"]
     print(p["fmax_mhz"], p["critical_path"])
     assert p["carry"] == "ccu2" and p["ccu2_cells"] > 100 and p["fmax_mhz"] > 50
     assert p["critical_path"]["from"] and p["critical_path"]["to"]

@@ -1,4 +1,4 @@
-"""``nc2600 synth`` / hwtools.synth: Yosys synth_xilinx counts on small designs with known answers.
+"""``nc2600 synth`` / nc2600.hwtools.synth: Yosys synth_xilinx counts on small designs with known answers.
 
 Oracles: a hand-written Verilog design whose mapped resources are known by construction
 (an 8-bit counter: 8 flip-flops; a 1024 x 32 synchronous RAM: 32 Kib = one RAMB36 or two
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hls_models.platform import XC7Z045
-from hwtools import synth
+from nc2600.hls_models.platform import XC7Z045
+from nc2600.hwtools import synth
 
 KNOWN = """
 module known (input wire clk, input wire [9:0] addr, input wire [31:0] wdata, input wire we,
@@ -83,7 +83,7 @@ def test_node_incomplete_without_console():
 
 
 def test_cli_one_block_json(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert set(rep["blocks"]) == {"action_select"} and rep["blocks"]["action_select"]["resources"]["luts"] > 0
@@ -93,7 +93,7 @@ def test_cli_one_block_json(capsys):
 def test_one_block_elaborates_its_own_module_only(monkeypatch):
     """``available_blocks(block=...)`` (``nc2600 synth --block``) runs the ``generate()`` of the
     block's module only (each module takes seconds; the whole list about a minute), the module
-    hwtools.generate.RTL declares for the block's file (``hw.console`` for ``console3``); the text is the committed
+    nc2600.hwtools.generate.RTL declares for the block's file (``nc2600.hw.console`` for ``console_cc3``); the text is the committed
     ``rtl/`` file's (current by tests/rtl). ``lanes`` with ``--block policy_engine`` elaborates the
     engine of that shape only (its ``generate()`` a stand-in here: the call is what is checked)."""
     import importlib
@@ -106,26 +106,26 @@ def test_one_block_elaborates_its_own_module_only(monkeypatch):
             return _generate(*a, **k)
         monkeypatch.setattr(module, "generate", spy)
     rtl = Path(__file__).resolve().parents[2] / "rtl"
-    for block, module in (("action_select", "hw.action_select"), ("console3", "hw.console")):
+    for block, module in (("action_select", "nc2600.hw.action_select"), ("console_cc3", "nc2600.hw.console")):
         called.clear()
         assert synth.available_blocks(block=block) == {block: (rtl / f"{block}.v").read_text()}
         assert called == [(module, (), {})], block
     called.clear()
-    monkeypatch.setattr(importlib.import_module("hw.policy_engine"), "generate",
-                        lambda *a, **k: called.append(("hw.policy_engine", a, k)) or {"policy_engine.v": "4 lanes"})
+    monkeypatch.setattr(importlib.import_module("nc2600.hw.policy_engine"), "generate",
+                        lambda *a, **k: called.append(("nc2600.hw.policy_engine", a, k)) or {"policy_engine.v": "4 lanes"})
     assert synth.available_blocks(lanes=4, block="policy_engine") == {"policy_engine": "4 lanes"}
-    assert called == [("hw.policy_engine", (4,), {})]
+    assert called == [("nc2600.hw.policy_engine", (4,), {})]
 
 
 def test_rtl_declares_every_generating_module_and_its_files_tops():
     """Every ``hw/*.py`` defining ``generate()`` (read from the source) is declared in
-    hwtools.generate.RTL or generated on request (the node), each declared top module is the
+    nc2600.hwtools.generate.RTL or generated on request (the node), each declared top module is the
     file's stem (the name yosys gets as ``-top``), and the declared files are the committed rtl/."""
     import re
 
-    from hwtools.generate import MODULES, RTL
+    from nc2600.hwtools.generate import MODULES, RTL
     root = Path(__file__).resolve().parents[2]
-    generating = {f"hw.{p.stem}" for p in (root / "hw").glob("*.py") if re.search(r"^def generate\(", p.read_text(), re.M)}
+    generating = {f"nc2600.hw.{p.stem}" for p in (root / "hw").glob("*.py") if re.search(r"^def generate\(", p.read_text(), re.M)}
     assert generating == set(MODULES) | set(synth.ON_REQUEST.values())
     assert synth.generating_modules() == list(MODULES)
     assert all(Path(f).stem == g.top for f, g in RTL.items())
@@ -138,18 +138,18 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
     define its declared top (hand-made generate() stand-ins)."""
     import importlib
 
-    from hwtools import generate
+    from nc2600.hwtools import generate
     called = []
-    action_select = importlib.import_module("hw.action_select")
-    preprocessor = importlib.import_module("hw.preprocessor")
+    action_select = importlib.import_module("nc2600.hw.action_select")
+    preprocessor = importlib.import_module("nc2600.hw.preprocessor")
     monkeypatch.setattr(action_select, "generate", lambda: called.append("as") or {
         "action_select.v": "// x\nmodule action_select(a);\nendmodule\n"})
     monkeypatch.setattr(preprocessor, "generate", lambda: called.append("pp") or {
-        "preprocessor.v": "module preprocessor (a);\n", "preprocessor3.v": "module \\preprocessor3 (a);\n"})
+        "preprocessor_cc1.v": "module preprocessor (a);\n", "preprocessor_cc3.v": "module \\preprocessor_cc3 (a);\n"})
     assert generate.collect(["action_select.v", "nonesuch.v"]) == {"action_select.v": "// x\nmodule action_select(a);\nendmodule\n"}
     assert called == ["as"]
-    assert list(generate.collect(["preprocessor3.v", "action_select.v", "preprocessor.v"])) == [
-        "preprocessor.v", "preprocessor3.v", "action_select.v"]      # RTL's order
+    assert list(generate.collect(["preprocessor_cc3.v", "action_select.v", "preprocessor_cc1.v"])) == [
+        "preprocessor_cc1.v", "preprocessor_cc3.v", "action_select.v"]      # RTL's order
     called.clear()
     assert generate.collect([]) == {} and generate.collect(["nonesuch.v"]) == {} and called == []
     monkeypatch.setattr(action_select, "generate", lambda: {"action_select.v": "module action_select(a);",
@@ -165,7 +165,7 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
 def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     """Without --pnr the timing line still gives what an earlier --pnr measured on exactly this
     Verilog (the cache `nc2600 report` reads); with no such entry it says only that P&R was not run."""
-    import hwtools.timing as timing
+    import nc2600.hwtools.timing as timing
     root = Path(__file__).resolve().parents[2]
     verilog = (root / "rtl" / "action_select.v").read_text()     # = generated (tests/architecture checks)
     monkeypatch.setattr(synth, "available_blocks",
@@ -185,7 +185,7 @@ def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     assert synth.report("action_select")["proxy_pnr"] == synth.PROXY_PNR
 
 def test_cli_bad_block(capsys, monkeypatch, tmp_path):
-    from host.cli import main
+    from nc2600.host.cli import main
 
     def no_elaboration(*a, **k):
         raise AssertionError("elaborated before the name and --out were checked")
@@ -195,7 +195,7 @@ def test_cli_bad_block(capsys, monkeypatch, tmp_path):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown block" in err
     (tmp_path / "file").write_text("x")
-    assert main(["synth", "--block", "console", "--out", str(tmp_path / "file")]) == 2
+    assert main(["synth", "--block", "console_cc1", "--out", str(tmp_path / "file")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a folder" in err
     monkeypatch.undo()
@@ -215,7 +215,7 @@ def test_engines_beside_by_hand():
 
 def test_array_engines_beside_by_hand():
     """The array engine's instances keep the word stack: 16 rows, 8 BRAM36 against the byte
-    stack's 7 (hw.preprocessor.bram36), so a node's two preprocessors take 2 more; BRAM36:
+    stack's 7 (nc2600.hw.preprocessor.bram36), so a node's two preprocessors take 2 more; BRAM36:
     (545 - 345 - 2) / 196 = 1.01 -> 1 engine (without the word stack's two blocks: (545 - 345) / 196
     = 1.02, also 1; with a 347-block node, 198 / 196 = 1.01)."""
     node = {"luts": 20_000, "ff": 12_000, "bram36": 345, "dsp": 52}
@@ -229,10 +229,10 @@ def test_array_engines_beside_by_hand():
 
 
 def test_cli_lanes_bad_input(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "policy_engine", "--lanes", "6"]) == 2
     assert "--lanes: lanes must be a multiple of 4" in capsys.readouterr().err
-    assert main(["synth", "--block", "console", "--lanes", "16"]) == 2
+    assert main(["synth", "--block", "console_cc1", "--lanes", "16"]) == 2
     assert "--lanes applies to the policy engine" in capsys.readouterr().err
 
 
@@ -248,7 +248,7 @@ def test_node_netlist_line_by_hand():
     text = synth.format_report(rep)
     assert "node as one netlist (two instances): 100,000 LUT, 50,000 FF, 400 BRAM36, 40 DSP; 1 per XC7Z045 " \
            "(limited by bram36)" in text
-    assert "node" in synth.ON_REQUEST and "hw.node" not in synth.generating_modules()
+    assert "node" in synth.ON_REQUEST and "nc2600.hw.node" not in synth.generating_modules()
 
 
 SHARED = """
@@ -280,14 +280,14 @@ def test_keep_hierarchy_counts_every_copy(monkeypatch):
 
 
 def test_node_text_holds_the_instance_once():
-    """``hw.node.generate()``: the instance's module text (``rtl/instance.v``, the committed
+    """``nc2600.hw.node.generate()``: the instance's module text (``rtl/instance_cc3.v``, the committed
     generation) once, and the node's two cells of it connecting every port of that module."""
     import re
     from pathlib import Path
 
-    from hw.node import generate
+    from nc2600.hw.node import generate
     text = generate()["node.v"]
-    inst = (Path(synth.REPO_ROOT) / "rtl" / "instance.v").read_text()
+    inst = (Path(synth.REPO_ROOT) / "rtl" / "instance_cc3.v").read_text()
     assert text.startswith(inst) and len(re.findall(r"^module \\instance ", text, re.M)) == 1
     header = re.search(r"^module \\instance \((.*?)\);", inst, re.M | re.S).group(1)
     ports = sorted(p.strip() for p in header.split(","))

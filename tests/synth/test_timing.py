@@ -1,4 +1,4 @@
-"""hwtools.timing: logic depth on xc7 netlists, the ECP5 place-and-route driver and its parsing.
+"""nc2600.hwtools.timing: logic depth on xc7 netlists, the ECP5 place-and-route driver and its parsing.
 
 Oracles: hand-built Yosys JSON netlists whose longest path is counted by hand; a small
 Verilog design whose mapped depth is known by construction (an 8-bit add after two
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from hwtools import synth, timing
+from nc2600.hwtools import synth, timing
 
 DESIGN = """
 module depth (input wire clk, input wire [7:0] x, input wire [15:0] y, output reg [7:0] sum, output reg all_ones);
@@ -181,7 +181,7 @@ def test_pnr_wraps_a_block_with_more_ports_than_pins():
 def test_pnr_console():
     """The console on the ECP5-85 (minutes): the figure of ``docs/results/timing.jsonl``, from the committed rtl/."""
     from pathlib import Path
-    v = (Path(__file__).resolve().parents[2] / "rtl" / "console.v").read_text()
+    v = (Path(__file__).resolve().parents[2] / "rtl" / "console_cc1.v").read_text()
     rep = timing.pnr_block("console", v)
     print(rep["fmax_mhz"], rep["critical_path"])
     assert rep["critical_path"]["from"] and rep["critical_path"]["to"]
@@ -189,7 +189,7 @@ def test_pnr_console():
 
 
 def test_cli_prints_depth_beside_resources(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select"]) == 0
     out = capsys.readouterr().out
     rep = synth.synth_block("action_select", synth.available_blocks(block="action_select")["action_select"])
@@ -201,7 +201,7 @@ def test_cli_prints_depth_beside_resources(capsys):
 
 @pytest.mark.slow
 def test_cli_pnr_action_select(capsys):
-    from host.cli import main
+    from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", "--pnr", "--json"]) == 0
     import json
     rep = json.loads(capsys.readouterr().out)

@@ -1,6 +1,6 @@
-"""``hwtools.timing.yosys_input``: zero-initialised memories handed to Yosys as ``$readmemh``.
+"""``nc2600.hwtools.timing.yosys_input``: zero-initialised memories handed to Yosys as ``$readmemh``.
 
-Oracles: Amaranth's ``write_verilog`` output (through ``hw.reproducible``, as ``make rtl`` writes it) for a small design with one zero-initialised and one
+Oracles: Amaranth's ``write_verilog`` output (through ``nc2600.hw.reproducible``, as ``make rtl`` writes it) for a small design with one zero-initialised and one
 non-zero-initialised memory; Yosys's RTLIL of both forms after ``proc; memory_collect`` (the
 ``$mem_v2`` cells' SIZE, WIDTH and INIT parameters must match, INIT all zeros); and the committed
 ``rtl/`` files, whose zero loops are counted independently (one ``integer <mem>__i;`` per loop).
@@ -12,9 +12,9 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hwtools import timing
-from hwtools.cache import REPO_ROOT
-from hw.reproducible import convert, tidy_memories
+from nc2600.hwtools import timing
+from nc2600.hwtools.cache import REPO_ROOT
+from nc2600.hw.reproducible import convert, tidy_memories
 
 
 class _TwoMemories(wiring.Component):

@@ -18,13 +18,13 @@ def _rom():
 
 
 def _params(n_actions: int):
-    from host.launcher.policy import init_params
+    from nc2600.host.launcher.policy import init_params
     table = [init_params(s, n_actions) for s in (11, 12, 13)]
     return lambda i: table[i % 3]
 
 
 def test_runs_of_running_slots():
-    from host.launcher.evaluator import _runs
+    from nc2600.host.launcher.local_pool import _runs
     assert _runs(np.array([False, False])) == []
     assert _runs(np.array([True, True, False, True])) == [(0, 2), (3, 4)]
     assert _runs(np.array([False, True, True, True])) == [(1, 4)]
@@ -35,11 +35,11 @@ def test_results_do_not_depend_on_workers_or_slots():
     """9 episodes with different numbers of decisions (so slots free up at different steps and
     inference runs over partial slot ranges): 1 worker x 2 slots, 2 workers x 4 slots and 1 worker x 6 slots
     give identical results, in job order."""
-    from host.launcher.evaluator import Evaluator, Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
     jobs = [Job(i, 500 + 7 * i) for i in range(9)]
     got = []
     for workers, k in ((1, 1), (2, 2), (1, 3)):
-        with Evaluator(_rom(), workers, k, episode_frames=150) as ev:
+        with LocalPoolEvaluator(_rom(), workers, k, episode_frames=150) as ev:
             params_for = _params(ev.n_actions)
             res = ev.evaluate(jobs, params_for)
         assert [r.job for r in res] == jobs
@@ -52,8 +52,8 @@ def test_deadline_stops_promptly_and_the_evaluator_goes_on():
     """A stream of jobs with a deadline: evaluate returns about at the deadline (not after a
     further batch of episodes), the finished episodes equal the same jobs run to the end, the
     dropped episodes' frames are counted, and the next call runs normally."""
-    from host.launcher.evaluator import Evaluator, Job
-    with Evaluator(_rom(), 1, 1, episode_frames=2000) as ev:
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    with LocalPoolEvaluator(_rom(), 1, 1, episode_frames=2000) as ev:
         params_for = _params(ev.n_actions)
         stream = (Job(j % 3, 900 + j) for j in itertools.count())
         t0 = time.monotonic()
@@ -74,13 +74,13 @@ def test_a_stop_request_drops_the_running_episodes_and_the_evaluator_goes_on():
     jobs: without the stop it would never return) with the episodes that had finished, equal
     to the same jobs run to the end, the dropped running episodes' frames counted; the next
     call runs normally."""
-    from host.launcher.evaluator import Evaluator, Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
     looks = []
 
     def stop() -> bool:
         looks.append(time.monotonic())
         return looks[-1] - looks[0] > 1.0
-    with Evaluator(_rom(), 1, 1, episode_frames=2000) as ev:
+    with LocalPoolEvaluator(_rom(), 1, 1, episode_frames=2000) as ev:
         params_for = _params(ev.n_actions)
         stream = (Job(j % 3, 900 + j) for j in itertools.count())
         res = ev.evaluate(stream, params_for, stop=stop)
@@ -94,9 +94,9 @@ def test_a_stop_request_drops_the_running_episodes_and_the_evaluator_goes_on():
 
 def test_workers_use_one_blas_thread_whatever_the_parent_has():
     from threadpoolctl import threadpool_limits
-    from host.launcher.evaluator import Evaluator
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     with threadpool_limits(2, user_api="blas"):            # what a Ray actor or a notebook may have
-        with Evaluator(_rom(), 1, 1, episode_frames=100) as ev:
+        with LocalPoolEvaluator(_rom(), 1, 1, episode_frames=100) as ev:
             assert ev.worker_blas_threads == [1]
 
 
@@ -105,16 +105,16 @@ def test_workers_use_one_blas_thread_whatever_the_parent_has():
 def test_slot_range_views_equal_the_full_batch(policy, network):
     """``act(obs, slice(a, b))`` (what a worker runs over a range of running slots) equals the
     full batch's actions for those slots, for every slot class."""
-    from hls_models.networks import n_params
-    from host.launcher.policy import init_network_params, make_slot_weights
+    from nc2600.hls_models.networks import n_params
+    from nc2600.host.launcher.policy import init_network_params, make_slot_weights
     rng = np.random.default_rng(3)
     n_slots, n_actions = 5, 6
     obs = rng.integers(0, 256, (n_slots, 4, 84, 84), dtype=np.uint8)
     flats = [init_network_params(40 + s, n_actions, network) for s in range(n_slots)]
     assert flats[0].size == n_params(network, n_actions)
     if policy == "int8":
-        from hls_models.policy_int8 import quantize_network
-        from host.launcher.policy_int8 import make_int8_slots
+        from nc2600.hls_models.policy_int8 import quantize_network
+        from nc2600.host.launcher.policy_int8 import make_int8_slots
         slots = make_int8_slots(n_slots, n_actions, network)
         pols = [quantize_network(f, network, n_actions, obs[:2]) for f in flats]
         values = lambda sel=None: slots.action_values(obs, sel)  # noqa: E731
@@ -139,7 +139,7 @@ def test_bench_host_stops_at_its_seconds_with_long_episodes():
     import subprocess
     import sys
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "host", "--seconds", "2", "--workers", "1",
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "bench", "host", "--seconds", "2", "--workers", "1",
                            "--envs-per-block", "1", "--episode-frames", "1000000"],
                           capture_output=True, text=True, timeout=300)
     took = time.monotonic() - t0
@@ -147,7 +147,7 @@ def test_bench_host_stops_at_its_seconds_with_long_episodes():
     out = json.loads(proc.stdout)
     assert took < 60, took                         # 2 s + 2 s + start-up, not minutes
     assert out["loop_frames"] > 0 and out["loop_fps"] > 0 and 0 <= out["worker_idle_share"] < 1
-    # the gymnasium vector environment's figure beside them (host.gym_env, AsyncVectorEnv)
+    # the gymnasium vector environment's figure beside them (nc2600.host.gym_env, AsyncVectorEnv)
     assert out["gym_vector_fps"] > 0
     assert out["gym_vector_ratio"] == pytest.approx(out["gym_vector_fps"] / out["raw_fps_per_core"], abs=2e-3)
 
@@ -157,8 +157,8 @@ def test_a_killed_worker_raises_worker_died_not_a_hang():
     the signal (the CLI's one line), not a hang; the evaluator closes cleanly afterwards."""
     import os
     import signal as sig
-    from host.launcher.evaluator import Evaluator, Job, WorkerDied
-    with Evaluator(_rom(), 2, 1, episode_frames=100_000) as ev:
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job, WorkerDied
+    with LocalPoolEvaluator(_rom(), 2, 1, episode_frames=100_000) as ev:
         params_for = _params(ev.n_actions)
         victim = ev.procs[1].pid
         killed = []

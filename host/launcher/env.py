@@ -1,11 +1,11 @@
-"""Game instances: the ``Instance`` interface and its ALE backend.
+"""Game instances: the ``GameEnv`` interface and its ALE backend.
 
 An instance is one console running one game under the evaluation protocol of
 Such et al. (2017) / Machado et al. (2018):
 
 - frame skip ``k`` (default 4): one policy decision is held for ``k`` emulated frames and
   the rewards of those frames are summed;
-- observation: :mod:`hls_models.preprocessor` (grey, max of the last two frames of the skip,
+- observation: :mod:`nc2600.hls_models.preprocessor` (grey, max of the last two frames of the skip,
   fixed-point 84 x 84 resize, stack of 4, oldest first);
 - episode start: the console state right after ALE's ``reset_game`` is captured once
   (``cloneState``) and restored for every episode, so an episode's outcome depends only on
@@ -28,14 +28,14 @@ from typing import Protocol
 
 import numpy as np
 
-from hls_models import preprocessor
-from hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
-from hls_models.platform import FRAME_SKIP
+from nc2600.hls_models import preprocessor
+from nc2600.hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
+from nc2600.hls_models.platform import FRAME_SKIP
 
-__all__ = ["NOOP_MAX", "Instance", "ProtocolInstance", "AleInstance"]
+__all__ = ["NOOP_MAX", "GameEnv", "ProtocolEnv", "AleEnv"]
 
 
-class Instance(Protocol):
+class GameEnv(Protocol):
     """What the launcher needs from one console (ALE or RTL backend)."""
 
     n_actions: int
@@ -50,14 +50,14 @@ class Instance(Protocol):
         last two frames is left in :attr:`pooled` (``(H, 160)`` uint8)."""
 
 
-class ProtocolInstance:
+class ProtocolEnv:
     """The evaluation protocol of the module doc, over any console (a backend subclasses it).
 
     A backend provides the console: :meth:`_start_episode` (put the console in the episode
     start state), :meth:`_emulate` (one frame with one action; returns that frame's reward),
     :meth:`_game_over` and :meth:`_grey_into` (the current frame's grey image). The frame
     schedule (no-op starts, FIRE at reset, frame skip, the cap, game over) is
-    :func:`hls_models.frame_skip.episode_schedule`, the same statement the fabric's
+    :func:`nc2600.hls_models.frame_skip.episode_schedule`, the same statement the fabric's
     frame-skip controller RTL is tested against; sticky actions and the grey double buffer
     are here, so that every backend follows exactly the same protocol.
 
@@ -102,7 +102,7 @@ class ProtocolInstance:
     def _grey_into(self, out: np.ndarray) -> None:
         raise NotImplementedError
 
-    # -- the protocol (hls_models.frame_skip.episode_schedule) --------------------------
+    # -- the protocol (nc2600.hls_models.frame_skip.episode_schedule) --------------------------
     def _frame(self, action) -> float:
         if self.sticky > 0.0 and self._rng.random() < self.sticky:
             action = self._prev_action
@@ -135,7 +135,7 @@ class ProtocolInstance:
         return reward
 
     def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
-        """See :class:`Instance`. ``stack`` may be None when the caller resizes in batch
+        """See :class:`GameEnv`. ``stack`` may be None when the caller resizes in batch
         (then :attr:`pooled` holds the frame to resize)."""
         self._start_episode()
         self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
@@ -154,7 +154,7 @@ class ProtocolInstance:
         return self.frames
 
     def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
-        """See :class:`Instance`; with ``stack`` given the new frame is pushed onto it."""
+        """See :class:`GameEnv`; with ``stack`` given the new frame is pushed onto it."""
         if self.over:
             raise RuntimeError("step() after the end of the episode (reset first)")
         before = self.frames
@@ -166,14 +166,14 @@ class ProtocolInstance:
         return reward, self.frames - before, self.over
 
 
-class AleInstance(ProtocolInstance):
+class AleEnv(ProtocolEnv):
     """One ALE 0.12 console under the protocol above.
 
     The episode start state is captured once after ``loadROM`` + ``reset_game``
     (``cloneState``) and restored for every episode.
 
     Args:
-        rom_path: ROM file (already checked by :func:`host.verify.games.resolve_rom`).
+        rom_path: ROM file (already checked by :func:`nc2600.host.verify.games.resolve_rom`).
         frame_skip: emulated frames per decision (>= 1).
         sticky: probability of repeating the previous frame's action, per frame.
         episode_frames: cap on emulated frames per episode.
@@ -182,7 +182,7 @@ class AleInstance(ProtocolInstance):
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         import ale_py
 
-        from host.verify.ale_oracle import open_ale
+        from nc2600.host.verify.ale_oracle import open_ale
         self.ale = ale = open_ale(rom_path, reset=True)
         self._start = ale.cloneState()
         actions = list(ale.getMinimalActionSet())

@@ -1,35 +1,35 @@
-"""Host driver of one fabric instance (:mod:`hw.instance`) over a PYNQ-shaped MMIO object.
+"""Host driver of one fabric instance (:mod:`nc2600.hw.instance`) over a PYNQ-shaped MMIO object.
 
-:class:`FabricDriver` talks to the instance only through ``mmio.read(offset)`` and
+:class:`InstanceDriver` talks to the instance only through ``mmio.read(offset)`` and
 ``mmio.write(offset, value)`` (32-bit words at byte offsets), the interface of ``pynq.MMIO``.
 Every offset, field position, width and encoding comes from the register description
-(:data:`hls_models.registers.INSTANCE`, compiled from ``hls_models/registers/nc2600.rdl``):
+(:data:`nc2600.hls_models.registers.INSTANCE`, compiled from ``hls_models/registers/nc2600.rdl``):
 registers are named by their description (``R.EP_CFG``) and words packed and unpacked by field
 name (``R.EP_CFG.pack(fire_index=...)``, a value that does not fit raising ``ValueError`` that
 names the field). On a Zynq board the same
 class runs over ``pynq.MMIO(base_address, 0x20000)`` (pynq is not a dependency of this
-package). In this package the MMIO object is :class:`hwtools.instance_harness.InstanceSim`, the
+package). In this package the MMIO object is :class:`nc2600.hwtools.instance_harness.InstanceSim`, the
 Verilated instance; its optional ``poll`` method (the same reads, done in C++) speeds up the
 wait loops and is used when present.
 
 Every wait has a cycle limit, measured on the instance's own free-running ``CYCLE`` counter,
-and raises :class:`FabricTimeout` when it passes. A bus error response (SLVERR/DECERR) becomes
-:class:`FabricError` with the instance's error bits named.
+and raises :class:`InstanceTimeout` when it passes. A bus error response (SLVERR/DECERR) becomes
+:class:`InstanceError` with the instance's error bits named.
 
-:class:`FabricEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
-replayed with manual frames (:class:`host.drivers.rtl_console.RtlConsole` over
+:class:`InstanceEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
+replayed with manual frames (:class:`nc2600.host.drivers.rtl_console.RtlConsole` over
 :class:`MmioConsolePort`; once, when the MMIO object can snapshot the model: later episodes
 restore that state), then the instance runs the episode itself (no-op start, FIRE,
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
 request: the game rules after every frame (reward and game over from the RAM, read through the
-RAM window by the rules of :mod:`hls_models.game_rules`). An individual's int8 parameters are
+RAM window by the rules of :mod:`nc2600.hls_models.game_rules`). An individual's int8 parameters are
 loaded into the instance's engine in that engine's format (the lane engine's
-:func:`hls_models.policy_engine.load_words`, the array engine's
-:func:`hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine
-the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
-register: the driver takes it as :class:`host.drivers.engine.EngineConfig`, by default from the MMIO object's
-``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
-has them), else the default design's engine (the 16 x 16 array engine, :data:`hls_models.engines.DEFAULT_ENGINE`).
+:func:`nc2600.hls_models.policy_engine.load_words`, the array engine's
+:func:`nc2600.hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine
+the instance has is a build parameter of the design (:class:`nc2600.hw.instance.GameInstance`), not a
+register: the driver takes it as :class:`nc2600.host.drivers.engine.EngineConfig`, by default from the MMIO object's
+``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`nc2600.hwtools.instance_harness.InstanceSim`
+has them), else the default design's engine (the 16 x 16 array engine, :data:`nc2600.hls_models.engines.DEFAULT_ENGINE`).
 """
 from __future__ import annotations
 
@@ -37,16 +37,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
-from hls_models.registers import ENUMS, INSTANCE as R
-from host.drivers.engine import EngineConfig  # noqa: F401  (the driver's engine, re-exported)
+from nc2600.hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
+from nc2600.hls_models.registers import ENUMS, INSTANCE as R
+from nc2600.host.drivers.engine import EngineConfig  # noqa: F401  (the driver's engine, re-exported)
 
 ID_VALUE = R.ID.value.reset                #: what ID reads ('NC26')
 State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings
 MemSel = ENUMS["mem_sel_e"]                #: MEM_SEL.sel's encodings
 ParamSpace = ENUMS["param_space_e"]        #: PARAM_ADDR.space's encodings
 PaddleDir = ENUMS["paddle_dir_e"]          #: ACTION_TABLE.paddle's encodings
-#: FabricEpisode.cycles key -> the register counting that phase
+#: InstanceEpisode.cycles key -> the register counting that phase
 CYCLES = {"emulation": R.CYCLES_EMU, "host_rules": R.CYCLES_HOST, "preprocessor": R.CYCLES_OBS,
           "inference": R.CYCLES_INFER, "action_select": R.CYCLES_SELECT, "controller": R.CYCLES_CTRL}
 #: STATUS's error fields (sticky, and the preprocessor's sync flag), in bit order
@@ -57,11 +57,11 @@ FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to t
 POLL_GAP = 64                              #: idle clocks between two status reads (simulation)
 
 
-class FabricError(RuntimeError):
+class InstanceError(RuntimeError):
     """The instance refused an access or a command (its error bits named)."""
 
 
-class FabricTimeout(FabricError):
+class InstanceTimeout(InstanceError):
     """A wait passed its cycle limit."""
 
 
@@ -70,15 +70,15 @@ def error_names(status: int) -> list[str]:
     return [f.label or f.name for f in ERROR_FIELDS if f.get(status)]
 
 
-class FabricDriver:
+class InstanceDriver:
     """Register-level driver of one instance (see module doc).
 
     Args:
         mmio: an object with ``read(offset) -> int`` and ``write(offset, value)`` (pynq.MMIO's API).
         poll_gap: clocks between status reads when the MMIO object offers ``poll``.
-        engine: the instance's engine (:class:`host.drivers.engine.EngineConfig`); None: its ``of(mmio)``.
+        engine: the instance's engine (:class:`nc2600.host.drivers.engine.EngineConfig`); None: its ``of(mmio)``.
     Raises:
-        FabricError: the ID register does not read 'NC26'.
+        InstanceError: the ID register does not read 'NC26'.
     """
 
     def __init__(self, mmio, poll_gap: int = POLL_GAP, engine: EngineConfig | None = None):
@@ -87,11 +87,11 @@ class FabricDriver:
         self.engine = EngineConfig.of(mmio) if engine is None else engine
         ident = self.read(R.ID)
         if ident != ID_VALUE:
-            raise FabricError(f"no nc2600 instance at this address (ID 0x{ident:08x})")
+            raise InstanceError(f"no nc2600 instance at this address (ID 0x{ident:08x})")
 
     # -- registers by name ---------------------------------------------------------------------
     def read(self, reg, index: int = 0) -> int:
-        """The word of register ``reg`` (a :class:`hls_models.registers.Register`; entry
+        """The word of register ``reg`` (a :class:`nc2600.hls_models.registers.Register`; entry
         ``index`` of an array)."""
         return self._read(reg.address(index))
 
@@ -105,7 +105,7 @@ class FabricDriver:
 
         Raises:
             ValueError: a value does not fit its field (the field named), or an unknown field.
-            FabricError: the instance answered SLVERR/DECERR.
+            InstanceError: the instance answered SLVERR/DECERR.
         """
         self._write(reg.address(index), reg.pack(**values))
 
@@ -114,17 +114,17 @@ class FabricDriver:
         try:
             return self.mmio.read(offset)
         except RuntimeError as e:
-            if isinstance(e, FabricError):
+            if isinstance(e, InstanceError):
                 raise
-            raise FabricError(f"{e}{self._errors_suffix()}") from None
+            raise InstanceError(f"{e}{self._errors_suffix()}") from None
 
     def _write(self, offset: int, value: int) -> None:
         try:
             self.mmio.write(offset, int(value))
         except RuntimeError as e:
-            if isinstance(e, FabricError):
+            if isinstance(e, InstanceError):
                 raise
-            raise FabricError(f"{e}{self._errors_suffix()}") from None
+            raise InstanceError(f"{e}{self._errors_suffix()}") from None
 
     def _errors_suffix(self) -> str:
         try:
@@ -145,7 +145,7 @@ class FabricDriver:
         returns the STATUS word.
 
         Raises:
-            FabricTimeout: not within ``max_cycles`` clocks (the instance's CYCLE counter).
+            InstanceTimeout: not within ``max_cycles`` clocks (the instance's CYCLE counter).
             ValueError: an unknown STATUS field or a value that does not fit it.
         """
         mask = want = 0
@@ -161,7 +161,7 @@ class FabricDriver:
         if poll is not None:
             v = poll(status, mask, want, self.poll_gap, max_cycles)
             if v is None:
-                raise FabricTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles "
+                raise InstanceTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles "
                                     f"(STATUS 0x{self.status():08x})")
             return v
         start = self.read(R.CYCLE)
@@ -170,7 +170,7 @@ class FabricDriver:
             if v & mask == want:
                 return v
             if (self.read(R.CYCLE) - start) & R.CYCLE.mask > max_cycles:
-                raise FabricTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles")
+                raise InstanceTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles")
 
     # -- memories --------------------------------------------------------------------------
     def _write_mem(self, sel, data: bytes) -> None:
@@ -188,12 +188,12 @@ class FabricDriver:
         """Load a ROM image (a multiple of 2 KiB up to 16 KiB).
 
         Raises:
-            FabricError: the instance refuses the size (SLVERR, error bit 17).
+            InstanceError: the instance refuses the size (SLVERR, error bit 17).
         """
         self.write(R.ROM_SIZE, size=len(image))
         self._write_mem(MemSel.ROM, image)
         if not R.STATUS.rom_loaded.get(self.status()):
-            raise FabricError("ROM not loaded after writing it" + self._errors_suffix())
+            raise InstanceError("ROM not loaded after writing it" + self._errors_suffix())
 
     def read_ram(self, words=range(32), cart: bool = False) -> np.ndarray:
         """RIOT (or SuperChip) RAM, 128 uint8; only the words in ``words`` are read (others 0)."""
@@ -210,7 +210,7 @@ class FabricDriver:
         the instance steps ``PARAM_ADDR`` itself (:meth:`EngineConfig.param_step`, the engine model's rule: the
         weights' lane by 4 on the lane engine, else by 1, the next row past the row's lanes),
         so the address is written only where the sequence jumps. Raises ValueError (the
-        parameters do not fit, the field named) or FabricError.
+        parameters do not fit, the field named) or InstanceError.
         """
         e = self.engine
         words = e.load_words(policy)
@@ -229,18 +229,18 @@ class FabricDriver:
 
 
 class MmioConsolePort:
-    """The console of an instance as :class:`host.drivers.rtl_console.RtlConsole` drives it (the
-    methods of :class:`hwtools.console_harness.ConsoleSim` it uses), over the driver's registers:
+    """The console of an instance as :class:`nc2600.host.drivers.rtl_console.RtlConsole` drives it (the
+    methods of :class:`nc2600.hwtools.console_harness.ConsoleSim` it uses), over the driver's registers:
     each ``run_frame`` is one manual frame of the instance."""
 
-    def __init__(self, driver: FabricDriver):
+    def __init__(self, driver: InstanceDriver):
         self.d = driver
         self._inputs = None
 
     def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
         codes = {label: code for code, label in ENUMS["mapper_e"].labels.items()}
         if mapper not in codes:
-            raise FabricError(f"mapper {mapper} not implemented by the console RTL")
+            raise InstanceError(f"mapper {mapper} not implemented by the console RTL")
         self.d.write(R.CONSOLE_CFG, mapper=codes[mapper], pal=int(pal), hmove_blanks=int(hmove_blanks),
                      ystart=int(ystart), height=int(height))
 
@@ -272,7 +272,7 @@ class MmioConsolePort:
         self._inputs = key
 
     def run_frame(self, max_instructions: int = 25000):
-        from hwtools.console_harness import FrameResult
+        from nc2600.hwtools.console_harness import FrameResult
         self.d.write(R.CONTROL, manual=1)
         self.d.wait(FRAME_CYCLE_LIMIT, host_turn=1)
         return FrameResult(int(self.d.fields(R.FRAME_STATUS).value), 0, 0, 0, 0, 0)
@@ -285,7 +285,7 @@ class MmioConsolePort:
 
 
 @dataclass
-class FabricEpisode:
+class InstanceEpisode:
     """One episode on the instance: its return, frames (start included), decisions, the action
     (minimal-set index) of every decision (when recorded), the cycles per phase, the cycles of
     the reset replay (0 when the start state was restored from the harness's snapshot:
@@ -302,23 +302,23 @@ class FabricEpisode:
     restored: bool = False
 
 
-class FabricEpisodeRunner:
+class InstanceEpisodeRunner:
     """Plays episodes of one game on one instance (see module doc).
 
     Args:
-        driver: a :class:`FabricDriver`.
-        game, rom_path: the ALE game (``host.verify.games.resolve_rom``).
-        frame_skip, episode_frames: the protocol (:mod:`hls_models.frame_skip`).
+        driver: a :class:`InstanceDriver`.
+        game, rom_path: the ALE game (``nc2600.host.verify.games.resolve_rom``).
+        frame_skip, episode_frames: the protocol (:mod:`nc2600.hls_models.frame_skip`).
         restore: restore the episode start state from a snapshot (when the MMIO object can
             save one) instead of replaying ALE's reset sequence for every episode.
     Raises:
         UserError: the game's mapper is not implemented by the console RTL.
     """
 
-    def __init__(self, driver: FabricDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
+    def __init__(self, driver: InstanceDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
                  episode_frames: int = 20_000, restore: bool = True):
-        from hls_models.game_rules import load_rules
-        from host.verify.games import game_info
+        from nc2600.hls_models.game_rules import load_rules
+        from nc2600.host.verify.games import game_info
         self.d = driver
         self.game, self.rom_path = game, rom_path
         self.info = game_info(game, rom_path)
@@ -335,7 +335,7 @@ class FabricEpisodeRunner:
         self._trace = None
 
     def _table(self, console) -> None:
-        from host.drivers.rtl_console import joystick_inputs, paddle_inputs
+        from nc2600.host.drivers.rtl_console import joystick_inputs, paddle_inputs
         cs = console.settings
         for i, a in enumerate(self.ids):
             if console.paddles:
@@ -364,7 +364,7 @@ class FabricEpisodeRunner:
         self.d.write(R.INPUTS, swchb=console.swchb)
 
     def trace_next_episode(self, path, cycles: int, after: int = 0) -> None:
-        """Record a waveform of the next episode (:meth:`hwtools.instance_harness.InstanceSim.trace`):
+        """Record a waveform of the next episode (:meth:`nc2600.hwtools.instance_harness.InstanceSim.trace`):
         ``cycles`` clocks from ``after`` clocks past the episode's start command (after the reset
         replay or restore and the parameter load), into ``path``.
 
@@ -376,8 +376,8 @@ class FabricEpisodeRunner:
             raise RuntimeError("this MMIO object cannot record waveforms (needs InstanceSim(trace=True))")
         self._trace = (path, int(cycles), int(after))
 
-    def run(self, episode_seed: int, policy, record_actions: bool = False) -> FabricEpisode:
-        """One episode with ``policy`` (a :class:`hls_models.policy_int8.QuantizedPolicy`, loaded
+    def run(self, episode_seed: int, policy, record_actions: bool = False) -> InstanceEpisode:
+        """One episode with ``policy`` (a :class:`nc2600.hls_models.policy_int8.QuantizedPolicy`, loaded
         into the engine unless it is the one loaded last); ``record_actions`` reads the action
         of every decision (two more reads per frame).
 
@@ -388,9 +388,9 @@ class FabricEpisodeRunner:
         holds the engine's parameters of that moment; the runner reloads them when they differ.
 
         Raises:
-            FabricError / FabricTimeout: the instance refused a command or stopped answering.
+            InstanceError / InstanceTimeout: the instance refused a command or stopped answering.
         """
-        from hls_models.game_rules import RuleState
+        from nc2600.hls_models.game_rules import RuleState
         d = self.d
         c0 = d.read(R.CYCLE)
         restored = self._snapshot is not None
@@ -440,20 +440,20 @@ class FabricEpisodeRunner:
                 break
         errs = error_names(st)
         if errs:
-            raise FabricError(f"{self.game}: episode ended with errors: {'; '.join(errs)}")
+            raise InstanceError(f"{self.game}: episode ended with errors: {'; '.join(errs)}")
         ret = d.fields(R.RETURN).value
-        return FabricEpisode(float(ret), d.fields(R.FRAMES).value, d.fields(R.DECISIONS).value,
+        return InstanceEpisode(float(ret), d.fields(R.FRAMES).value, d.fields(R.DECISIONS).value,
                              bool(R.STATUS.game_over.get(st)), actions,
                              {k: d.fields(reg).value for k, reg in CYCLES.items()}, reset_cycles, load_cycles, reads,
                              restored)
 
     def _replay_reset(self):
         """ALE's power-on and reset sequence on the instance (manual frames), the action table
-        and the paddle set-up; returns the :class:`host.drivers.rtl_console.RtlConsole` that drove it."""
-        from host.drivers.rtl_console import RtlConsole
+        and the paddle set-up; returns the :class:`nc2600.host.drivers.rtl_console.RtlConsole` that drove it."""
+        from nc2600.host.drivers.rtl_console import RtlConsole
         console = RtlConsole(self.game, self.rom_path, sim=self.port)
         console.power_on()        # ALE loadROM (includes one reset_game)
-        console.reset_game()      # AleInstance's own reset_game before its snapshot
+        console.reset_game()      # AleEnv's own reset_game before its snapshot
         self._table(console)
         return console
 
@@ -467,15 +467,15 @@ _WORKER: dict = {}
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
     """A pool worker (forked with SIGTERM/SIGINT blocked): SIGINT ignored, SIGTERM raises
     SystemExit (a quiet exit that releases the pool's locks first, as a sweep's workers do,
-    :func:`host.verify.sweep._exit_on_sigterm`), then its Verilated instance."""
-    from host.errors import worker_signals
-    from host.verify.sweep import _exit_on_sigterm
+    :func:`nc2600.host.verify.sweep._exit_on_sigterm`), then its Verilated instance."""
+    from nc2600.host.errors import worker_signals
+    from nc2600.host.verify.sweep import _exit_on_sigterm
     worker_signals(_exit_on_sigterm)
-    from host.verify.games import game_info
-    from hwtools.instance_harness import InstanceSim
+    from nc2600.host.verify.games import game_info
+    from nc2600.hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
     sim = InstanceSim(info.screen_height, info.display)
-    _WORKER["runner"] = FabricEpisodeRunner(FabricDriver(sim), game, rom_path, frame_skip, episode_frames)
+    _WORKER["runner"] = InstanceEpisodeRunner(InstanceDriver(sim), game, rom_path, frame_skip, episode_frames)
     _WORKER["sim"] = sim
 
 
@@ -502,7 +502,7 @@ def _fabric_worker_run(item):
 
 class FabricEvaluator:
     """The evaluation backend ``--backend fabric``: every episode runs inside a Verilated
-    instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.launcher.evaluator.Evaluator`.
+    instance (:class:`InstanceEpisodeRunner`); same interface as :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
     result depends only on its individual and seed (every episode starts from ALE's reset state:
@@ -517,12 +517,12 @@ class FabricEvaluator:
 
     def __init__(self, rom_path, n_workers: int, frame_skip: int = FRAME_SKIP, episode_frames: int = 20_000):
         import multiprocessing as mp
-        from host.verify.games import game_info, resolve_rom
+        from nc2600.host.verify.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
         self.frame_skip = int(frame_skip)
-        from host.errors import stop_signals_held
+        from nc2600.host.errors import stop_signals_held
         # forked with SIGTERM/SIGINT blocked; the pool's threads keep that mask, so the workers
         # it forks later too start blocked; _fabric_worker_init sets their handlers, then unblocks
         with stop_signals_held():
@@ -531,16 +531,16 @@ class FabricEvaluator:
                 (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
 
     def evaluate(self, jobs, params_for, on_result=None):
-        """Run every job's episode; results (:class:`host.launcher.evaluator.EpisodeResult`) in job order.
-        ``params_for(individual)`` must give a :class:`hls_models.policy_int8.QuantizedPolicy`."""
-        from host.launcher.evaluator import EpisodeResult
+        """Run every job's episode; results (:class:`nc2600.host.launcher.local_pool.EpisodeResult`) in job order.
+        ``params_for(individual)`` must give a :class:`nc2600.hls_models.policy_int8.QuantizedPolicy`."""
+        from nc2600.host.launcher.local_pool import EpisodeResult
         jobs = list(jobs)
         items = [(i, int(j.episode_seed), params_for(j.individual)) for i, j in enumerate(jobs)]
         results = [None] * len(jobs)
         fire = None
         for i, ep in self._pool.imap_unordered(_fabric_worker_run, items):
             if fire is None:
-                from host.verify.games import game_info
+                from nc2600.host.verify.games import game_info
                 fire = 1 in [int(a) for a in game_info(self.game, self.rom_path).minimal_actions]
             start = noop_frames(jobs[i].episode_seed) + (self.frame_skip if fire else 0)
             res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames))

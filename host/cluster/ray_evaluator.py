@@ -3,7 +3,7 @@ actors and the driver's evaluator.
 
 Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
 (``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
-:class:`host.launcher.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
+:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator` with one emulator worker process per CPU that Ray gives the
 node (``ray start --num-cpus N``), so every node keeps the evaluator's batched inference and
 double buffering. The driver (:class:`RayEvaluator`, the ``nc2600 run`` process) keeps the
 algorithm, the checkpoints and the run directory; it cuts each ``evaluate`` call's job list
@@ -12,7 +12,7 @@ actor (at most two chunks queued per actor, so that an actor never waits for the
 reassembles the results in job order.
 
 Same results: an episode's result depends only on its individual's parameters and its episode
-seed (:mod:`host.launcher.evaluator`), never on the node, slot or chunk that ran it, so the fitness
+seed (:mod:`nc2600.host.launcher.local_pool`), never on the node, slot or chunk that ran it, so the fitness
 values, elites and ``log.jsonl`` equal the local backend's for any number of nodes or CPUs.
 
 Faults: a chunk's result is accepted once, when its task returns. If an actor's process dies
@@ -29,7 +29,7 @@ actor that does not manage it in :data:`SHUTDOWN_TIMEOUT_S` seconds, then remove
 files from its node; nothing is left for the next evaluator to clear.
 
 The connection these run over (joining or starting Ray, the node checks) is
-:mod:`host.cluster.ray_cluster`.
+:mod:`nc2600.host.cluster.ray_cluster`.
 """
 from __future__ import annotations
 
@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
-from hls_models.platform import FRAME_SKIP
-from host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line
-from host.cluster.supervisor import remove_stale_rom_dirs
-from host.errors import UserError
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line
+from nc2600.host.cluster.supervisor import remove_stale_rom_dirs
+from nc2600.host.errors import UserError
 
 if TYPE_CHECKING:
-    from host.launcher.evaluator import EpisodeResult, Job
+    from nc2600.host.launcher.local_pool import EpisodeResult, Job
 
 CHUNK_ROUNDS = 8                  #: a chunk holds up to this many episodes per actor slot
 QUEUED_PER_ACTOR = 2              #: chunks in flight per actor (one running, one waiting)
@@ -72,8 +72,8 @@ def _remove_files_of(pid: int, wait_s: float) -> list[str]:
     """Ray task on the node of a killed actor: wait up to ``wait_s`` seconds for process
     ``pid`` to end, then remove the files of the node's nc2600 processes that no longer run
     (its ROM folder, :func:`remove_stale_rom_dirs`; its shared segment,
-    :func:`host.launcher.evaluator.remove_stale_segments`). Returns the names removed."""
-    from host.launcher.evaluator import _pid_running, remove_stale_segments
+    :func:`nc2600.host.launcher.local_pool.remove_stale_segments`). Returns the names removed."""
+    from nc2600.host.launcher.local_pool import _pid_running, remove_stale_segments
     end = time.monotonic() + wait_s
     while _pid_running(pid) and time.monotonic() < end:
         time.sleep(0.05)
@@ -82,23 +82,23 @@ def _remove_files_of(pid: int, wait_s: float) -> list[str]:
 
 # -- the per-node actor ---------------------------------------------------------------------
 class NodeEvaluator:
-    """Ray actor: one :class:`host.launcher.evaluator.Evaluator` on one node.
+    """Ray actor: one :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator` on one node.
 
     Args:
         rom_name, rom_bytes: the game's ROM, shipped from the driver (nodes need no ROM files).
         workers: emulator worker processes on this node (its CPUs in Ray).
-        envs_per_block, frame_skip, sticky, episode_frames, backend, policy, network: as the Evaluator.
+        envs_per_block, frame_skip, sticky, episode_frames, backend, policy, network: as the LocalPoolEvaluator.
     """
 
     def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
                  sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small",
                  genome_spec: dict | None = None):
-        from host.launcher.evaluator import Evaluator
+        from nc2600.host.launcher.local_pool import LocalPoolEvaluator
         remove_stale_rom_dirs()
         self._dir = tempfile.TemporaryDirectory(prefix=f"nc2600-rom-{os.getpid()}-")
         rom = Path(self._dir.name) / rom_name
         rom.write_bytes(rom_bytes)
-        self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,
+        self.ev = LocalPoolEvaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,
                             network=network)
         self.slots = 2 * workers * envs_per_block
         self.policy, self.network, self.genome_spec = policy, network, genome_spec
@@ -111,7 +111,7 @@ class NodeEvaluator:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
         ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
         seconds this node spent on the chunk."""
-        from host.launcher.evaluator import Job, WorkerDied
+        from nc2600.host.launcher.local_pool import Job, WorkerDied
         t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
@@ -127,8 +127,8 @@ class NodeEvaluator:
 
     def _genome_spec_checked(self) -> dict:
         """The genome specification this evaluator was started with, its
-        :class:`host.launcher.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
-        from host.launcher.noise import GenomeBuilder
+        :class:`nc2600.host.launcher.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
+        from nc2600.host.launcher.noise import GenomeBuilder
         spec = self.genome_spec
         if spec is None:
             raise RuntimeError("this evaluator was started without a genome specification")
@@ -138,28 +138,28 @@ class NodeEvaluator:
         return spec
 
     def _genome_params(self, genomes: list) -> tuple[list, float]:
-        """The policies of seed-list genomes, rebuilt here (:class:`host.launcher.noise.GenomeBuilder`; int8:
-        quantised as the driver does, :func:`host.launcher.run.Run._policy_for`); and the seconds spent."""
+        """The policies of seed-list genomes, rebuilt here (:class:`nc2600.host.launcher.noise.GenomeBuilder`; int8:
+        quantised as the driver does, :func:`nc2600.host.launcher.run.Run._policy_for`); and the seconds spent."""
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
         params = [self._builder.params(g) for g in genomes]
         if self.policy == "int8":
-            from hls_models.policy_int8 import quantize_network
+            from nc2600.hls_models.policy_int8 import quantize_network
             params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
         return params, time.perf_counter() - t0
 
     def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list, float]:
         """OpenAI-ES individuals ``centre +- sigma * eps(seed)`` rebuilt here
-        (:func:`host.launcher.algorithms.es_individual`, the driver's own operations); int8 quantised as
+        (:func:`nc2600.host.launcher.algorithms.es_individual`, the driver's own operations); int8 quantised as
         the driver does. Returns the policies and the seconds spent."""
-        from host.launcher.algorithms import es_individual
+        from nc2600.host.launcher.algorithms import es_individual
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
         centre = np.asarray(centre, np.float32)
         params = [es_individual(centre, int(seed), int(sign), spec["sigma"], self._builder.noise)
                   for seed, sign in perturbations]
         if self.policy == "int8":
-            from hls_models.policy_int8 import quantize_network
+            from nc2600.hls_models.policy_int8 import quantize_network
             params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
         return params, time.perf_counter() - t0
 
@@ -212,7 +212,7 @@ class NodeEvaluator:
 
 # -- the driver side --------------------------------------------------------------------
 class RayEvaluator:
-    """Drop-in for :class:`host.launcher.evaluator.Evaluator` that evaluates on every node of a Ray cluster.
+    """Drop-in for :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator` that evaluates on every node of a Ray cluster.
 
     Args:
         cluster: from :func:`connect`.
@@ -223,9 +223,9 @@ class RayEvaluator:
         genome_spec: ``{"n_actions", "sigma", "noise_size", "noise_seed", "calib_obs"}`` (the
             run's network outputs, mutation power, noise table and, for ``--policy int8``, its
             calibration observations): when given, a ``params_for`` that names seed-list genomes
-            (:class:`host.launcher.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
-            the nodes rebuild the parameters (:class:`host.launcher.noise.GenomeBuilder`, bit-identical);
-            an ES generation's ``params_for`` (:class:`host.launcher.algorithms.ESIndividuals`) travels as
+            (:class:`nc2600.host.launcher.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
+            the nodes rebuild the parameters (:class:`nc2600.host.launcher.noise.GenomeBuilder`, bit-identical);
+            an ES generation's ``params_for`` (:class:`nc2600.host.launcher.algorithms.ESIndividuals`) travels as
             its centre (once per call) and ``(seed, sign)`` per individual; otherwise (no spec,
             or a plain ``params_for``) the parameter vectors travel.
     Attributes:
@@ -267,7 +267,7 @@ class RayEvaluator:
         self.slots = [i["slots"] for i in infos]
         self.n_actions = infos[0]["n_actions"]
         self.alive = [True] * len(self.actors)
-        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (host.bench.cluster)
+        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (nc2600.host.bench.cluster)
         self.load = [0] * len(self.actors)
         self.stats: list[dict] = []
 
@@ -282,10 +282,10 @@ class RayEvaluator:
                  on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
         """Run every job to the end of its episode on the cluster; results in job order.
 
-        Same contract as :meth:`host.launcher.evaluator.Evaluator.evaluate`; ``on_result`` is called as
-        each chunk's results arrive. Raises :class:`host.launcher.evaluator.WorkerDied` when no node is left.
+        Same contract as :meth:`nc2600.host.launcher.local_pool.LocalPoolEvaluator.evaluate`; ``on_result`` is called as
+        each chunk's results arrive. Raises :class:`nc2600.host.launcher.local_pool.WorkerDied` when no node is left.
         """
-        from host.launcher.evaluator import EpisodeResult
+        from nc2600.host.launcher.local_pool import EpisodeResult
         ray = self.ray
         t0 = time.perf_counter()
         jobs = list(jobs)
@@ -367,7 +367,7 @@ class RayEvaluator:
                 todo.appendleft(c)
                 resubmitted += 1
                 if not any(self.alive):
-                    from host.launcher.evaluator import WorkerDied
+                    from nc2600.host.launcher.local_pool import WorkerDied
                     raise WorkerDied("every Ray node of the evaluation died") from None
                 submit()
                 continue

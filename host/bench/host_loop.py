@@ -17,7 +17,7 @@ vector environment, in the same run.
 - ``loop_cpu_us_per_frame_by_part``: emulation (the raw figure), screen fetch and pooling,
   preprocessing, inference, parameter loads, pipe traffic and loop; ``worker_idle_share``: the
   workers' wall time spent with no episode to run (0 in a steady stream).
-- ``gym_vector_fps``: the gymnasium environment of :mod:`host.gym_env` (the same protocol and
+- ``gym_vector_fps``: the gymnasium environment of :mod:`nc2600.host.gym_env` (the same protocol and
   preprocessing, no network) as ``gymnasium.vector.AsyncVectorEnv`` over W worker processes,
   one environment each, uniformly random actions from the main process, emulated frames per
   second of wall time (:func:`gym_vector_fps`); ``gym_vector_ratio`` is it over
@@ -45,7 +45,7 @@ def _cpu_self() -> float:
 def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
     """``(frames/s, CPU s/frame)`` of one ale-py console over at least ``seconds`` of wall time:
     frame skip 1, random minimal actions (``default_rng(0)``), no screen fetch."""
-    from host.verify.ale_oracle import open_ale
+    from nc2600.host.verify.ale_oracle import open_ale
     ale = open_ale(rom_path)
     actions = ale.getMinimalActionSet()
     choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
@@ -68,7 +68,7 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     """``(frames/s, CPU s/frame, profile)`` of the evaluation loop on random-initialised
     networks, over a window of ``seconds`` after start-up and a warm-up episode.
 
-    The window is one unbroken stream of episodes (``Evaluator.evaluate`` with a deadline), as
+    The window is one unbroken stream of episodes (``LocalPoolEvaluator.evaluate`` with a deadline), as
     in a long run: at the deadline every running episode is dropped, and the frames counted
     are every frame emulated up to that moment (those of finished episodes and the dropped
     episodes' frames so far); the wall and CPU times end when the last worker has stopped, so
@@ -78,13 +78,13 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     inference, parameter loads and the rest of the workers (pipe traffic, loop), the main
     process (job dispatch), and ``worker_idle``: the share of the workers' wall time spent
     waiting with no episode to run."""
-    from host.launcher.evaluator import Evaluator, Job
-    from host.launcher.policy import init_params
-    with Evaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.launcher.policy import init_params
+    with LocalPoolEvaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]
         if policy == "int8":
-            from hls_models.policy_int8 import quantize
-            from host.verify.ale_recordings import record_observations
+            from nc2600.hls_models.policy_int8 import quantize
+            from nc2600.host.verify.ale_recordings import record_observations
             calib = record_observations(game, 32, seed=100)
             params = [quantize(p, ev.n_actions, calib) for p in params]
         ev.evaluate([Job(0, 0)], lambda i: params[i])          # warm-up
@@ -108,11 +108,11 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
 
 
 def gym_vector_fps(game: str, seconds: float, workers: int, episode_frames: int) -> tuple[float, int]:
-    """``(frames/s, frames)`` of :func:`host.gym_env.make_vector_env` with ``workers``
+    """``(frames/s, frames)`` of :func:`nc2600.host.gym_env.make_vector_env` with ``workers``
     environments of ``game`` (launcher defaults otherwise), stepped with uniformly random
     actions (``default_rng(0)``) for at least ``seconds`` of wall time after its first reset.
     Frames are the emulated ones (``info["frames"]``, the automatic resets' included)."""
-    from host.gym_env import make_vector_env
+    from nc2600.host.gym_env import make_vector_env
     vec = make_vector_env(game, workers, episode_frames=episode_frames)
     try:
         rng = np.random.default_rng(0)

@@ -2,8 +2,8 @@
 
 The ROM image lives in a 16 KiB memory loaded by the host (``host_rom`` port); the mapper is
 a run-time input (``mapper``, codes in :data:`MAPPER_CODES`), chosen by the host from the
-ROM with :func:`hls_models.cartridge.detect_mapper` (ALE's auto-detection), never from the
-file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
+ROM with :func:`nc2600.hls_models.cartridge.detect_mapper` (ALE's auto-detection), never from the
+file name. Rules (read from Stella 2.4.2's ``Cartridge*.cxx``):
 
 * ``2K``: 2 KiB mirrored; ``4K``: 4 KiB.
 * ``F8``/``F6``: any access (read or write, non-dummy) to ``$1FF8-$1FF9`` /
@@ -39,15 +39,15 @@ from amaranth.lib import enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hls_models.cartridge import MAPPER_CODES as _MAPPER_CODES
-from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
+from nc2600.hls_models.cartridge import MAPPER_CODES as _MAPPER_CODES
+from nc2600.hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 
-__all__ = ["Cart", "Mapper", "MAPPER_CODES"]
+__all__ = ["Cartridge", "Mapper", "MAPPER_CODES"]
 
 
 class Mapper(enum.Enum, shape=4):
     """The console's ``mapper`` input: the bank-switching scheme of the cartridge (Stella 2.4.2's
-    names, as :func:`hls_models.cartridge.detect_mapper` returns them: ``"2K"`` is ``K2``,
+    names, as :func:`nc2600.hls_models.cartridge.detect_mapper` returns them: ``"2K"`` is ``K2``,
     ``"4K"`` is ``K4``)."""
     K2 = 0      #: 2 KiB, mirrored (Stella Cartridge2K)
     K4 = 1      #: 4 KiB (Cartridge4K)
@@ -61,7 +61,7 @@ class Mapper(enum.Enum, shape=4):
 
 
 #: Stella's mapper names -> the ``mapper`` input's code (:class:`Mapper`), stated by the model
-#: (:data:`hls_models.cartridge.MAPPER_CODES`, which the host drivers use too).
+#: (:data:`nc2600.hls_models.cartridge.MAPPER_CODES`, which the host drivers use too).
 MAPPER_CODES = _MAPPER_CODES
 
 
@@ -145,11 +145,11 @@ def _rom_address(m, kind, a, a13, new_bank, new_slices, display, disp_addr, suff
     return rom_addr
 
 
-class Cart(wiring.Component):
+class Cartridge(wiring.Component):
     """Bank-switching logic, ROM and SuperChip RAM.
 
     Ports:
-        bus: In(:data:`hw.bus.CpuBusSignature`): ``sel`` the cartridge's chip select (A12 = 1),
+        bus: In(:data:`nc2600.hw.bus.CpuBusSignature`): ``sel`` the cartridge's chip select (A12 = 1),
             ``addr`` A12..A0, ``strobe`` (the access completes at this edge, non-dummy).
             ``bus.rdata`` is the read data of the access in its own clock (the clock whose edge
             completes it), from the 16 KiB ROM read synchronously (a block RAM, 4 BRAM36 on
@@ -158,7 +158,7 @@ class Cart(wiring.Component):
             addressed from ``next_bus``, transparent for a write at that edge) and the DPC random
             number and flag in that clock. The one-colour-clock console registers it at the access's edge (the
             CPU samples it a clock later); the three-colour-clock console's CPU samples it there.
-        next_bus: In(:data:`hw.bus.NextAccessSignature`): the access of the next clock (the
+        next_bus: In(:data:`nc2600.hw.bus.NextAccessSignature`): the access of the next clock (the
             CPU's outputs, which the one-colour-clock console's bus registers take at every
             clock; the three-colour-clock console's next-cycle probe). The ROM address is formed
             from it with the bank, slices and DPC counters as they will be after this clock's
@@ -167,7 +167,7 @@ class Cart(wiring.Component):
             ``addr``, ``sel`` and ``a13`` (``rom_read="ahead"``: the registers, below).
         a13: In(1), A13 of the CPU's 16-bit address (the FE mapper's bank, Stella's rule).
         mapper: In(:class:`Mapper`), :data:`MAPPER_CODES` by Stella's names.
-        host_rom, host_ram: In(:data:`hw.bus.HostLoadSignature`), the ROM image (write only:
+        host_rom, host_ram: In(:data:`nc2600.hw.bus.HostLoadSignature`), the ROM image (write only:
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
 

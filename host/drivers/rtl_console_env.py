@@ -1,46 +1,46 @@
-"""The RTL backend of the launcher's ``Instance`` interface (``nc2600 run --backend rtl``).
+"""The RTL backend of the launcher's ``GameEnv`` interface (``nc2600 run --backend rtl``).
 
-An :class:`RtlInstance` plays one game on the Verilated console (:class:`host.drivers.rtl_console.RtlConsole`)
-under exactly the protocol of :class:`host.launcher.instance.AleInstance` (frame skip, no-op starts,
+An :class:`RtlConsoleEnv` plays one game on the Verilated console (:class:`nc2600.host.drivers.rtl_console.RtlConsole`)
+under exactly the protocol of :class:`nc2600.host.launcher.env.AleEnv` (frame skip, no-op starts,
 FIRE at reset, sticky actions from the episode seed, episode cap, max-pooled grey frames):
 
 - episode start: for the first episode the console is powered on and taken through ALE's load
   and reset sequence (``power_on``), then ``reset_game`` once more, which is the state
-  ``AleInstance`` captures after ``loadROM`` + ``reset_game`` and restores for every episode;
+  ``AleEnv`` captures after ``loadROM`` + ``reset_game`` and restores for every episode;
   that state is saved then (the harness's Verilator snapshot with the console object's own
-  state, :meth:`host.drivers.rtl_console.RtlConsole.save_state`) and restored for every later episode,
-  as ``AleInstance`` does, instead of replaying the sequence (about 270 frames of RTL time:
+  state, :meth:`nc2600.host.drivers.rtl_console.RtlConsole.save_state`) and restored for every later episode,
+  as ``AleEnv`` does, instead of replaying the sequence (about 270 frames of RTL time:
   ``reset_frames`` counts the frames the replay ran, once per instance);
 - reward, game over and lives come from the RIOT (and SuperChip) RAM after every frame through
-  the game rules table (:mod:`hls_models.game_rules`), as a fabric node would compute them,
+  the game rules table (:mod:`nc2600.hls_models.game_rules`), as a fabric node would compute them,
   not from ALE;
-- grey: palette index -> grey through ALE's lookup table (:mod:`hls_models.palette`).
+- grey: palette index -> grey through ALE's lookup table (:mod:`nc2600.hls_models.palette`).
 
 When the console agrees with ALE bit for bit on a game, an episode gives the same return,
-frame count and observations on both backends (checked by ``tests/host/test_rtl_instance.py``
+frame count and observations on both backends (checked by ``tests/host/test_rtl_console_env.py``
 on games that ``nc2600 lockstep`` passes).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from hls_models.platform import FRAME_SKIP
-from host.launcher.instance import ProtocolInstance
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.launcher.env import ProtocolEnv
 
 
-class RtlInstance(ProtocolInstance):
+class RtlConsoleEnv(ProtocolEnv):
     """One Verilated console under the launcher protocol (see module doc).
 
     Args:
         rom_path: ROM file of one of ALE's games (checked by md5).
-        frame_skip, sticky, episode_frames: as :class:`host.launcher.instance.AleInstance`.
+        frame_skip, sticky, episode_frames: as :class:`nc2600.host.launcher.env.AleEnv`.
     Raises:
         UserError: the ROM is not an ALE game, or its mapper is not implemented in RTL.
     """
 
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
-        from hls_models.game_rules import load_rules
-        from host.verify.games import game_info, resolve_rom
+        from nc2600.hls_models.game_rules import load_rules
+        from nc2600.host.verify.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.rule = load_rules()[self.game]
@@ -58,12 +58,12 @@ class RtlInstance(ProtocolInstance):
         return self.console.cart_ram() if self.rule.uses_xram else None
 
     def _start_episode(self) -> None:
-        from hls_models.game_rules import RuleState
-        from host.drivers.rtl_console import RtlConsole
+        from nc2600.hls_models.game_rules import RuleState
+        from nc2600.host.drivers.rtl_console import RtlConsole
         if self._start is None:
             self.console = RtlConsole(self.game, self.rom_path)
             self.console.power_on()        # ALE loadROM (includes one reset_game)
-            self.console.reset_game()      # AleInstance's own reset_game before its snapshot
+            self.console.reset_game()      # AleEnv's own reset_game before its snapshot
             self.reset_frames = self.console.frames_run
             self._start = self.console.save_state()
         else:
@@ -82,5 +82,5 @@ class RtlInstance(ProtocolInstance):
         return self._terminal
 
     def _grey_into(self, out: np.ndarray) -> None:
-        from hls_models.palette import to_grey
+        from nc2600.hls_models.palette import to_grey
         out[:] = to_grey(self.console.screen, self.fmt)

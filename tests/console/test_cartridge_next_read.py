@@ -1,6 +1,6 @@
-"""``Cart(rom_read="next")`` (the three-colour-clock console's ROM in block RAM, addressed a clock ahead
-from the next access) and ``Cart(rom_read="ahead")`` (the one-colour-clock console's: the same from
-the registers as they are, for accesses that complete every third clock) against ``Cart(rom_read="comb")`` (the ROM read combinationally, the form
+"""``Cartridge(rom_read="next")`` (the three-colour-clock console's ROM in block RAM, addressed a clock ahead
+from the next access) and ``Cartridge(rom_read="ahead")`` (the one-colour-clock console's: the same from
+the registers as they are, for accesses that complete every third clock) against ``Cartridge(rom_read="comb")`` (the ROM read combinationally, the form
 the three-colour-clock console had before and that matched ALE on all 104 games): fed the same
 random access at every clock, and the "next" one the following clock's access on ``next_bus``,
 the read data must be equal at every clock, for every mapper ("ahead": an access every third
@@ -11,7 +11,7 @@ dummy or not), DPC fetcher reads of the same fetcher in consecutive clocks, DPC 
 right before a display read, SuperChip RAM writes and reads, FE's A13.
 
 Amaranth's simulator runs both cartridges; the ROM image is set in their memories directly (the
-host port's load is :mod:`hwtools.console_harness`'s, tested with the console).
+host port's load is :mod:`nc2600.hwtools.console_harness`'s, tested with the console).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pytest
 from amaranth import Elaboratable, Module
 from amaranth.sim import Simulator
 
-from hw.cart import Cart, Mapper
+from nc2600.hw.cartridge import Cartridge, Mapper
 
 ROM_BYTES = 16384
 
@@ -48,7 +48,7 @@ class _Both(Elaboratable):
     """The two cartridges side by side, their ROM memories kept (``roms``) for the testbench."""
 
     def __init__(self, mode: str = "next"):
-        self.comb, self.nxt = Cart(rom_read="comb"), Cart(rom_read=mode)
+        self.comb, self.nxt = Cartridge(rom_read="comb"), Cartridge(rom_read=mode)
         self.roms = []
 
     def elaborate(self, platform):
@@ -151,4 +151,4 @@ def test_late_rom_read_in_the_clock_after_the_access_equals_the_combinational_re
 
 def test_cart_rejects_an_unknown_rom_read():
     with pytest.raises(ValueError, match="rom_read must be 'next', 'ahead', 'late' or 'comb', not 'async'"):
-        Cart(rom_read="async")
+        Cartridge(rom_read="async")

@@ -3,7 +3,7 @@
 Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
 ``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
 loops over its running slots: one batched inference call per layer for all of them
-(:class:`host.launcher.policy.SlotWeights` or the int8 :class:`host.launcher.policy_int8.Int8Slots`), then one
+(:class:`nc2600.host.launcher.policy.SlotWeights` or the int8 :class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one
 frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
 only hands out jobs and collects results::
 
@@ -30,7 +30,7 @@ each process cost up to 40x the CPU of the product on a loaded machine).
 
 Leaks and signals: the shared segment (``/dev/shm/nc2600-<pid>-<random>`` on Linux: each
 worker's CPU counters) is made and removed by the parent alone (:class:`_Shared`); every new
-:class:`Evaluator` first removes the segments of nc2600 processes that no longer run
+:class:`LocalPoolEvaluator` first removes the segments of nc2600 processes that no longer run
 (:func:`remove_stale_segments`), so a SIGKILLed run's segment goes at the next run,
 ``--resume``, ``play`` or ``bench host``. Workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe anywhere), take SIGTERM's default
@@ -55,10 +55,10 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from hls_models import preprocessor
-from hls_models.platform import FRAME_SKIP
-from host.errors import stop_signals_held
-from host.launcher.policy import make_slot_weights
+from nc2600.hls_models import preprocessor
+from nc2600.hls_models.platform import FRAME_SKIP
+from nc2600.host.errors import stop_signals_held
+from nc2600.host.launcher.policy import make_slot_weights
 
 
 @dataclass
@@ -136,7 +136,7 @@ def signal_when_parent_ends(parent_pid: int, sig: int) -> None:
     same signal at once. Elsewhere the prctl is skipped and only that check runs.
 
     Used by the evaluator's workers (SIGKILL: nothing of theirs needs an orderly end) and by
-    :func:`host.cluster.supervisor.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
+    :func:`nc2600.host.cluster.supervisor.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -163,7 +163,7 @@ WORKER_CPU_PARTS = ("step", "preprocess", "inference", "load", "total")
 
 #: jobs a worker holds queued beyond its slots (a freed slot starts the next episode at once)
 PREFETCH = 2
-#: seconds between two calls of :meth:`Evaluator.evaluate`'s ``stop`` test while it waits
+#: seconds between two calls of :meth:`LocalPoolEvaluator.evaluate`'s ``stop`` test while it waits
 STOP_POLL_S = 0.2
 
 
@@ -258,7 +258,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     """
     from collections import deque
 
-    from host.errors import worker_signals
+    from nc2600.host.errors import worker_signals
     # forked with SIGTERM/SIGINT blocked (stop_signals_held): SIGTERM's default action (a quiet
     # exit, no traceback), SIGINT ignored (the parent stops us through the pipe), then unblocked
     worker_signals(signal.SIG_DFL)
@@ -266,12 +266,12 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
     blas_threads = _limit_blas_threads()
-    from host.launcher.backends import make_instance
+    from nc2600.host.launcher.backends import make_instance
     try:
         envs = [make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(n_slots)]
         n_actions = envs[0].n_actions
         if policy == "int8":
-            from host.launcher.policy_int8 import make_int8_slots
+            from nc2600.host.launcher.policy_int8 import make_int8_slots
             weights = make_int8_slots(n_slots, n_actions, network)
         else:
             weights = make_slot_weights(n_slots, n_actions, network)
@@ -378,20 +378,20 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
         pass
 
 
-class Evaluator:
+class LocalPoolEvaluator:
     """Pool of worker processes evaluating episodes, each with its own batched policies.
 
     Args:
         rom_path: ROM file.
         n_workers: worker processes ``W`` (>= 1).
         envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
-        frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.launcher.instance`).
-        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.launcher.backends.make_instance`.
-        policy: ``"float"`` (:func:`host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
-            vectors) or ``"int8"`` (:func:`host.launcher.policy_int8.make_int8_slots`, bit-exact with the
-            numpy model; ``params_for`` returns :class:`~hls_models.policy_int8.QuantizedPolicy`
-            or :class:`~hls_models.policy_int8.QuantizedNetwork` objects).
-        network: ``"small"`` or ``"nature"`` (:mod:`hls_models.networks`).
+        frame_skip, sticky, episode_frames: the instance protocol (:mod:`nc2600.host.launcher.env`).
+        backend: ``"ale"`` (ale-py) or another name registered in :func:`nc2600.host.launcher.backends.make_instance`.
+        policy: ``"float"`` (:func:`nc2600.host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
+            vectors) or ``"int8"`` (:func:`nc2600.host.launcher.policy_int8.make_int8_slots`, bit-exact with the
+            numpy model; ``params_for`` returns :class:`~nc2600.hls_models.policy_int8.QuantizedPolicy`
+            or :class:`~nc2600.hls_models.policy_int8.QuantizedNetwork` objects).
+        network: ``"small"`` or ``"nature"`` (:mod:`nc2600.hls_models.networks`).
     Use as a context manager; :meth:`close` stops the workers and frees shared memory.
     """
 
@@ -542,7 +542,7 @@ class Evaluator:
             proc.join(timeout=1)
             code = proc.exitcode
             if code == -signal.SIGTERM:          # a SIGTERM sent to the whole process group
-                from host.errors import Terminated
+                from nc2600.host.errors import Terminated
                 raise Terminated from None
             if code == -signal.SIGINT:
                 raise KeyboardInterrupt from None

@@ -7,13 +7,13 @@ import ale_py.roms
 import numpy as np
 import pytest
 
-from host.launcher.backends import make_instance
-from host.launcher.instance import AleInstance
+from nc2600.host.launcher.backends import make_instance
+from nc2600.host.launcher.env import AleEnv
 
 
 def test_rtl_backend_equals_ale_backend_on_boxing():
     rom = ale_py.roms.get_rom_path("boxing")
-    ale = AleInstance(rom, frame_skip=4, episode_frames=400)
+    ale = AleEnv(rom, frame_skip=4, episode_frames=400)
     rtl = make_instance("rtl", rom, 4, 0.0, 400)
     assert rtl.n_actions == ale.n_actions == 18
     s_ale = np.zeros((4, 84, 84), np.uint8)
@@ -34,7 +34,7 @@ def test_later_episodes_start_from_the_snapshot_and_equal_ale():
     ones restore the saved start state, run no replay frame, and still equal ALE's episodes
     (which restore ALE's own cloned state), including after an episode that ran to its cap."""
     rom = ale_py.roms.get_rom_path("boxing")
-    ale = AleInstance(rom, frame_skip=4, episode_frames=120)
+    ale = AleEnv(rom, frame_skip=4, episode_frames=120)
     rtl = make_instance("rtl", rom, 4, 0.0, 120)
     s_ale = np.zeros((4, 84, 84), np.uint8)
     s_rtl = np.zeros((4, 84, 84), np.uint8)
@@ -63,8 +63,8 @@ def test_later_episodes_start_from_the_snapshot_and_equal_ale():
 def test_console_snapshot_restores_frames_ram_and_screen():
     """A console restored from a snapshot runs the same frames as the console it was taken from
     (RIOT RAM and screen after every frame), and a snapshot of another build is refused."""
-    from host.drivers.rtl_console import RtlConsole
-    from hwtools.verilator_build import ModelState
+    from nc2600.host.drivers.rtl_console import RtlConsole
+    from nc2600.hwtools.verilator_build import ModelState
     con = RtlConsole("boxing")
     con.power_on()
     snap = con.save_state()
