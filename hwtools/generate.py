@@ -74,10 +74,20 @@ def collect(files: Iterable[str] | None = None) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nc2600.hwtools.generate", description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", nargs="?", default="rtl", help="output folder")
+    parser.add_argument("outdir", nargs="?", default=None,
+                        help="output folder (default: the checkout's rtl/; required outside a checkout)")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
     args = parser.parse_args(argv)
-    out = Path(args.outdir)
+    if args.outdir is None:
+        from nc2600.hwtools.cache import NotACheckout, checkout_root
+        try:
+            out = checkout_root("make rtl") / "rtl"
+        except NotACheckout as exc:
+            print(f"nc2600.hwtools.generate: {exc}; name an output folder to write the Verilog elsewhere",
+                  file=sys.stderr)
+            return 2
+    else:
+        out = Path(args.outdir)
     stale = []
     for fname, text in collect().items():
         path = out / fname

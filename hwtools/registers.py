@@ -26,11 +26,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RDL = REPO_ROOT / "hls_models" / "registers" / "nc2600.rdl"
-GENERATED_PY = REPO_ROOT / "hls_models" / "registers" / "generated.py"
-EXPORT_DIR = REPO_ROOT / "hls_models" / "registers" / "export"
-DOCS_PAGE = REPO_ROOT / "docs" / "hardware" / "registers.md"
+from nc2600.hwtools.cache import PACKAGE_ROOT, REPO_ROOT, NotACheckout, checkout_root
+
+#: the description and the files made from it, under the package's root (the checkout's, or the
+#: wheel's ``nc2600/``: the description and its exports travel as package data); writing or checking
+#: them is a command of the checkout (:func:`main`)
+RDL = PACKAGE_ROOT / "hls_models" / "registers" / "nc2600.rdl"
+GENERATED_PY = PACKAGE_ROOT / "hls_models" / "registers" / "generated.py"
+EXPORT_DIR = PACKAGE_ROOT / "hls_models" / "registers" / "export"
+DOCS_PAGE = PACKAGE_ROOT / "docs" / "hardware" / "registers.md"
 TOPS = ("instance", "node")          #: the description's top-level address maps
 IPXACT_VENDOR, IPXACT_LIBRARY, IPXACT_VERSION = "nc2600", "nc2600", "0.1"
 
@@ -228,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
                                 description="regenerate everything that follows from hls_models/registers/nc2600.rdl")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated file is stale")
     args = p.parse_args(argv)
+    try:
+        checkout_root("make regs" + (" --check" if args.check else ""))
+    except NotACheckout as e:
+        print(f"nc2600.hwtools.registers: {e}", file=sys.stderr)
+        return 2
     try:
         if args.check:
             bad = stale()

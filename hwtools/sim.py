@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from nc2600.hwtools.cache import REPO_ROOT, cache_root
+from nc2600.hwtools.cache import CHECKOUT, REPO_ROOT, RTL_DIR, NotACheckout, cache_root, checkout_root
 from nc2600.hwtools.verilator_build import WARNING_ARGS, lz4_shim_args
 
 SIMULATORS = ("verilator", "icarus")
@@ -267,7 +267,7 @@ def generated_rtl(out_dir: Path, committed: bool = False, files: set[str] | None
     ``rtl/`` folder as it is.
     """
     if committed:
-        return {p.name: p for p in sorted((REPO_ROOT / "rtl").glob("*.v"))}
+        return {p.name: p for p in sorted(RTL_DIR.glob("*.v"))}
     from nc2600.hwtools.generate import collect
     out_dir.mkdir(parents=True, exist_ok=True)
     files_out = {}
@@ -598,13 +598,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--block", action="append", metavar="NAME", help="only this block (repeatable)")
     p.add_argument("--bench", metavar="REGEX", help="only testbenches whose block.name matches")
     p.add_argument("--test-filter", metavar="REGEX", help="only cocotb tests matching (COCOTB_TEST_FILTER)")
-    p.add_argument("--out", default=str(REPO_ROOT / "build" / "sim"), metavar="DIR", help="output folder")
+    p.add_argument("--out", default=str((CHECKOUT or Path.cwd()) / "build" / "sim"), metavar="DIR",
+                   help="output folder")
     p.add_argument("--waves", choices=("fail", "all", "none"), default="fail",
                    help="FST waveforms: rerun failing tests traced (fail), trace every run (all), never")
     p.add_argument("--rtl", choices=("generated", "committed"), default="generated",
                    help="Verilog from hw/ now (generated) or the committed rtl/ folder")
-    p.add_argument("--tests-root", default=str(REPO_ROOT / "tests"), metavar="DIR",
-                   help="folder whose <block>/ subfolders are scanned")
+    p.add_argument("--tests-root", default=None, metavar="DIR",
+                   help="folder whose <block>/ subfolders are scanned (default: the checkout's tests/)")
     p.add_argument("--list", action="store_true", help="list the testbenches and exit")
     p.add_argument("--worker", metavar="SPEC", help=argparse.SUPPRESS)
     return p
@@ -622,6 +623,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.sim not in SIMULATORS:
         return fail(f"unknown simulator {args.sim!r} (SIM must be one of {', '.join(SIMULATORS)})")
+    if args.tests_root is None:
+        try:
+            args.tests_root = str(checkout_root("make sim (the cocotb runner's testbench discovery)") / "tests")
+        except NotACheckout as exc:
+            return fail(str(exc))
     try:
         benches = discover(args.tests_root)
     except (OSError, ValueError, SyntaxError, ImportError) as exc:

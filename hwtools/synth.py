@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 
 from nc2600.hls_models.platform import XC7Z045
-from nc2600.hwtools.cache import REPO_ROOT, cache_dir, read_json_entry  # noqa: F401  (REPO_ROOT: the checkout, for callers)
+from nc2600.hwtools.cache import REPO_ROOT, RTL_DIR, cache_dir, read_json_entry  # noqa: F401  (REPO_ROOT, RTL_DIR: for callers)
 from nc2600.hwtools.timing import TARGET_MHZ, XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
 
 

@@ -54,7 +54,7 @@ ENUMS = {
     'param_space_e': (
         ('WEIGHTS', 0, None, 'int8 weights, four per word (lane += 4 after a write)'),
         ('BIASES', 1, None, 'int32 biases, one per word'),
-        ('CONFIG', 2, None, "the network's configuration words (nc2600.hls_models.policy_engine.load_words)"),
+        ('CONFIG', 2, None, "the network's configuration words (hls_models.policy_engine.load_words)"),
     ),
 }
 
@@ -93,7 +93,7 @@ REGISTERS = (
         dict(name='ystart', lsb=6, width=9, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="first visible scan line (ALE's YStart)"),
         dict(name='height', lsb=15, width=9, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='visible scan lines (rows)'),
     )),
-    dict(name='EP_CFG', offset=0x10, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode configuration', desc='The episode protocol (nc2600.hls_models.frame_skip): no-op start, FIRE, frame skip.', fields=(
+    dict(name='EP_CFG', offset=0x10, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode configuration', desc='The episode protocol (hls_models.frame_skip): no-op start, FIRE, frame skip.', fields=(
         dict(name='noops', lsb=0, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='no-op frames at the episode start (0..30)'),
         dict(name='noop_index', lsb=5, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='minimal-set index of NOOP'),
         dict(name='fire_en', lsb=10, width=1, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='FIRE is in the minimal set (pressed after the no-ops)'),
@@ -203,7 +203,7 @@ REGISTERS = (
         dict(name='inpt5', lsb=9, width=1, sw='rw', hw_writes=False, reset=0x1, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='INPT5 (right fire button, active low)'),
         dict(name='paddle', lsb=10, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='paddle_dir_e', label=None, desc='paddle direction'),
     )),
-    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc="The address of the next PARAM_DATA write, in the format of the instance's engine\n(the lane engine: nc2600.hls_models.policy_engine.load_words; the array engine:\nhls_models.policy_array.load_words).", fields=(
+    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc="The address of the next PARAM_DATA write, in the format of the instance's engine\n(the lane engine: hls_models.policy_engine.load_words; the array engine:\nhls_models.policy_array.load_words).", fields=(
         dict(name='lane', lsb=0, width=8, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='lane'),
         dict(name='row', lsb=8, width=18, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='row'),
         dict(name='space', lsb=26, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='param_space_e', label=None, desc='parameter space'),

@@ -34,8 +34,11 @@ _PACKAGES = ("host", "hls_models", "hw")  #: source folders covered by the finge
 def source_fingerprint() -> str:
     """SHA-256 (first 16 hex digits) over the ``.py`` files of ``host``, ``hls_models`` and
     ``hw`` (relative path and bytes, sorted by path) as installed on this machine. Two nodes
-    with the same fingerprint run the same evaluation code."""
-    root = Path(__file__).resolve().parents[2]
+    with the same fingerprint run the same evaluation code. The paths are relative to the
+    package's root (the checkout, or a wheel's ``nc2600/``: the same layout), so a checkout and a
+    wheel of the same source agree."""
+    from nc2600.hwtools.cache import PACKAGE_ROOT
+    root = PACKAGE_ROOT
     h = hashlib.sha256()
     for pkg in _PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):

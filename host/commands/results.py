@@ -15,10 +15,14 @@ def register(sub, groups):
     from nc2600.host.report import results
     p = sub.add_parser("results", help="generate docs/results.md from the results records",
                        formatter_class=DefaultsFormatter)
-    p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records (at least one record)")
-    p.add_argument("--lockstep", metavar="DIR", default=str(results.LOCKSTEP_DIR),
-                   help="folder of lockstep results files (nc2600 lockstep --results)")
-    p.add_argument("--out", metavar="FILE", default=str(results.PAGE), help="the page to write")
+    p.add_argument("--records", metavar="DIR", default=None,
+                   help=f"folder of *.jsonl records (at least one record; default: the checkout's "
+                        f"{results.RESULTS_DIR.relative_to(results.ROOT)})")
+    p.add_argument("--lockstep", metavar="DIR", default=None,
+                   help=f"folder of lockstep results files (nc2600 lockstep --results; default: the "
+                        f"checkout's {results.LOCKSTEP_DIR.relative_to(results.ROOT)})")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help=f"the page to write (default: the checkout's {results.PAGE.relative_to(results.ROOT)})")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 when FILE differs from what the records give")
     p.set_defaults(func=main)
@@ -26,6 +30,16 @@ def register(sub, groups):
 
 def main(args) -> int:
     from nc2600.host.report import results
+    if None in (args.records, args.lockstep, args.out):
+        # the defaults are the checkout's record and page, absent from an installed wheel
+        from nc2600.hwtools.cache import NotACheckout, checkout_root
+        try:
+            checkout_root("nc2600 results (with its default folders)")
+        except NotACheckout as exc:
+            raise UserError(f"{exc}; name --records, --lockstep and --out") from None
+        args.records = str(results.RESULTS_DIR) if args.records is None else args.records
+        args.lockstep = str(results.LOCKSTEP_DIR) if args.lockstep is None else args.lockstep
+        args.out = str(results.PAGE) if args.out is None else args.out
     if not Path(args.records).is_dir():
         raise UserError(f"--records {args.records!r} is not a folder")
     try:

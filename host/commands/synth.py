@@ -90,7 +90,7 @@ def run(args) -> int:
             raise UserError("--array applies to the array engine: use it with --block policy_array or without --block")
     # the block's name against the committed rtl/ files and --out, both before the tens of
     # seconds of elaboration (a new user's find: a typo was refused only after them)
-    committed = sorted(p.stem for p in (synth.REPO_ROOT / "rtl").glob("*.v"))
+    committed = sorted(p.stem for p in synth.RTL_DIR.glob("*.v"))
     if args.block is not None and committed and args.block not in committed and args.block not in synth.ON_REQUEST:
         raise UserError(f"unknown block {args.block!r} (blocks: {', '.join(committed)}; on request: "
                         f"{', '.join(synth.ON_REQUEST)})")

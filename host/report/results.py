@@ -36,6 +36,8 @@ import sys
 import time
 from pathlib import Path
 
+from nc2600.hwtools.cache import CHECKOUT, REPO_ROOT
+
 FIELDS = ("figure", "value", "unit", "label", "command", "date", "commit", "machine", "citation", "notes")
 LABELS = ("measured", "model", "quoted")
 
@@ -53,8 +55,10 @@ AREAS = {
     "reliability": "Reliability and the test suite",
 }
 
-#: the repository root (this file is ``host/report/results.py``)
-ROOT = Path(__file__).resolve().parents[2]
+#: the checkout whose ``docs/`` holds the results record (:data:`nc2600.hwtools.cache.REPO_ROOT`);
+#: the page and the record are the checkout's, so from an installed wheel the command that renders
+#: them (``nc2600 results``) says it needs a checkout (:data:`nc2600.hwtools.cache.CHECKOUT` is None)
+ROOT = REPO_ROOT
 RESULTS_DIR = ROOT / "docs" / "results"
 LOCKSTEP_DIR = ROOT / "docs" / "lockstep"
 PAGE = ROOT / "docs" / "results.md"
@@ -88,6 +92,8 @@ def commit() -> str:
     """The source revision of this checkout (12 hex digits, ``-dirty`` when tracked files are
     changed), or ``""`` when it is not a git checkout."""
     try:
+        if CHECKOUT is None:    # an installed wheel: no source revision to name
+            return ""
         head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
                               text=True, timeout=10)
         if head.returncode != 0:
