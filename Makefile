@@ -19,7 +19,7 @@ all: test
 help:
 	@echo "make run     create .venv if missing, install, run the default experiment (nc2600 run)"
 	@echo "make test    create .venv if missing, run the test suite"
-	@echo "make install create .venv and install (done by every target)"
+	@echo "make install create .venv and install every extra at the versions of constraints.txt (done by every target)"
 	@echo "make sim     hardware regression (cocotb + Verilator); make sim-full: exhaustive sets"
 	@echo "make test-slow  the exhaustive pytest sets (-m slow)"
 	@echo "make clean   remove build caches"
@@ -30,10 +30,14 @@ help:
 	@echo "make docs    the documentation site (Sphinx, warnings as errors) -> build/docs/html"
 	@echo "make results regenerate docs/results.md from the records in docs/results/"
 
-$(STAMP): pyproject.toml
+# Every extra (the tests, cocotb, the register exporters, Ray, the docs) at the exact versions
+# of constraints.txt.
+EXTRAS := test,sim,regs,ray,docs
+
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[docs]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[$(EXTRAS)]"
 	@touch $@
 
 install: $(STAMP)

@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 from nc2600.host.cluster.supervisor import _own_group_for_ray_daemons
 from nc2600.host.errors import UserError
 
-RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
+RAY_VERSION = "2.60.0"            #: the tested Ray (constraints.txt; the extra nc2600[ray])
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
 CONNECT_TIMEOUT_S = 5.0           #: TCP check of --ray-address before Ray's own (long) retries
 _PACKAGES = ("host", "hls_models", "hw")  #: source folders covered by the fingerprint
@@ -90,7 +90,7 @@ def _import_ray():
     try:
         import ray
     except ImportError:
-        raise UserError(f"--cluster ray needs Ray {RAY_VERSION} (pip install ray=={RAY_VERSION}; "
+        raise UserError(f"--cluster ray needs Ray {RAY_VERSION} (pip install 'nc2600[ray]' ray=={RAY_VERSION}; "
                         "`make install` installs it)") from None
     return ray
 

@@ -84,6 +84,10 @@ def bench_cpu(args) -> int:
     """``nc2600 bench cpu``: print the figures (see nc2600.hwtools.cpu6507_harness.benchmark)."""
     from nc2600.hwtools.cpu6507_harness import benchmark, cocotb_benchmark
 
+    if args.cocotb_cycles:
+        import importlib.util
+        if importlib.util.find_spec("cocotb") is None:
+            raise UserError("--cocotb-cycles needs cocotb (pip install 'nc2600[sim]'); --cocotb-cycles 0 skips it")
     figures = benchmark(cycles=args.cycles, py65_instructions=args.py65_instructions)
     figures["cocotb_cycles_per_s"] = cocotb_benchmark(args.cocotb_cycles) if args.cocotb_cycles else None
     from nc2600.host.report import record_figures, results
