@@ -25,18 +25,19 @@ observations, rewards and ends); ``reset()`` without a seed plays the episode wh
 the next draw (``integers(0, 2**31)``) of the environment's ``np_random``, so a seeded
 environment's sequence of episodes is reproducible.
 
-Registration: importing this module registers ``nc2600/<Game>-v0`` for each of the 104
-games ALE 0.12 supports (``<Game>`` is the CamelCase of ALE's id, ``boxing`` ->
-``Boxing``, ``montezuma_revenge`` -> ``MontezumaRevenge``)::
+Registration: ``import nc2600`` registers ``nc2600/<Game>-v0`` for each of the 104 games ALE
+0.12 supports (:mod:`nc2600.host.gym_registration`; ``<Game>`` is the CamelCase of ALE's id,
+``boxing`` -> ``Boxing``, ``montezuma_revenge`` -> ``MontezumaRevenge``), and so does importing
+this module::
 
-    import gymnasium, nc2600.host.gym_env
+    import gymnasium, nc2600
     env = gymnasium.make("nc2600/Pong-v0", backend="ale", frame_skip=4)
     # or without the import: gymnasium.make("nc2600.host.gym_env:nc2600/Pong-v0")
 
-gymnasium 1.4.0 (the pinned version) registers third-party environments only on import (it
+gymnasium 1.4.0 (the tested version) registers third-party environments only on import (it
 reads no package entry points: ``gymnasium.envs`` registers its own environments and nothing
 else), as ale-py's own environments are; a bare ``gymnasium.make("nc2600/Pong-v0")`` in a new
-interpreter raises ``gymnasium.error.NamespaceNotFound``. Vector environments:
+interpreter that imported nothing of nc2600 raises ``gymnasium.error.NamespaceNotFound``. Vector environments:
 ``gymnasium.make_vec("nc2600/Pong-v0", num_envs=8, vectorization_mode="async")`` or
 :func:`make_vector_env` (one worker process per environment).
 """
@@ -52,11 +53,11 @@ from gymnasium import spaces
 from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX
 from nc2600.hls_models.preprocessor import OUT_SIZE, STACK
 from nc2600.host.errors import UserError
+from nc2600.host.gym_registration import NAMESPACE, env_id, register_ids
 from nc2600.host.launcher.settings import RunConfig
 
 __all__ = ["BACKENDS", "NAMESPACE", "Nc2600Env", "env_id", "make_vector_env", "register_envs"]
 
-NAMESPACE = "nc2600"
 #: backends of the environment (``nc2600.host.launcher.backends``): ale-py, or the Verilated console RTL
 BACKENDS = ("ale", "rtl")
 _DEFAULTS = RunConfig()
@@ -65,11 +66,6 @@ DEFAULT_FRAME_SKIP = _DEFAULTS.frame_skip
 DEFAULT_STICKY = _DEFAULTS.sticky
 DEFAULT_EPISODE_FRAMES = _DEFAULTS.episode_frames
 _SEED_DRAW = 1 << 31     #: unseeded resets draw episode seeds in [0, 2**31)
-
-
-def env_id(game: str) -> str:
-    """The registered id of ALE game id ``game``: ``"nc2600/" + CamelCase + "-v0"``."""
-    return f"{NAMESPACE}/{''.join(part.capitalize() for part in game.split('_'))}-v0"
 
 
 def _int_option(name: str, value, lo: int, hi: int) -> int:
@@ -199,16 +195,10 @@ class Nc2600Env(gymnasium.Env):
 
 def register_envs() -> list[str]:
     """Register ``nc2600/<Game>-v0`` for every game ALE 0.12 supports (idempotent); returns
-    the ids. The entry point is :class:`Nc2600Env` with ``game`` fixed; every other
-    constructor argument is a ``gymnasium.make`` keyword."""
-    from nc2600.host.verify.games import loadable_games
-    ids = []
-    for game in loadable_games():
-        name = env_id(game)
-        if name not in gymnasium.registry:
-            gymnasium.register(id=name, entry_point="nc2600.host.gym_env:Nc2600Env", kwargs={"game": game})
-        ids.append(name)
-    return ids
+    the ids (:func:`nc2600.host.gym_registration.register_ids`). The entry point is
+    :class:`Nc2600Env` with ``game`` fixed; every other constructor argument is a
+    ``gymnasium.make`` keyword."""
+    return register_ids()
 
 
 def make_vector_env(game: str, num_envs: int, **options) -> gymnasium.vector.AsyncVectorEnv:

@@ -11,8 +11,90 @@ The package's parts are the repository's top-level folders:
   against ALE, benches and reports; the ``nc2600`` command;
 - :mod:`nc2600.mesh_sim`: the model of the 3D-mesh fabric.
 
-Dependencies point one way: ``hls_models`` <- ``hw`` <- ``hwtools`` <- ``host``, ``mesh_sim``.
+Dependencies point one way: ``hls_models`` <- ``hw`` <- ``hwtools`` <- ``host``, ``mesh_sim``;
+this module is above them all.
+
+The public API (``__all__``, documented in ``docs/api.md``), loaded on first use so that
+``import nc2600.hw.console`` stays as cheap as the module itself:
+
+- :func:`train`: a run of ``nc2600 run`` (same code path), returning a :class:`TrainResult`
+  (the run's folder, best parameters, fitness log and summary);
+- :func:`play`: re-evaluate a run's saved parameters (``nc2600 play``);
+- :func:`instance`: the Verilated fabric instance behind its AXI4-Lite driver
+  (``nc2600 instance-play``), as a :class:`FabricInstance`.
+
+gymnasium: ``import nc2600`` registers ``nc2600/<Game>-v0`` for the 104 games
+(:mod:`nc2600.host.gym_registration`; ``backend="ale"`` or ``"rtl"`` as a ``gymnasium.make``
+keyword). The registration runs when gymnasium is imported, before or after ``import nc2600``:
+a finder on ``sys.meta_path`` registers the ids right after gymnasium's own import, so a program
+that never imports gymnasium never loads it.
 """
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
+import sys
+
 __version__ = "0.1.0"
+
+__all__ = ["FabricInstance", "TrainResult", "__version__", "instance", "play", "train"]
+
+#: public name -> the module that defines it (loaded on first access, :func:`__getattr__`)
+_LAZY = {"train": "nc2600.host.api", "TrainResult": "nc2600.host.api", "play": "nc2600.host.api",
+         "instance": "nc2600.host.api", "FabricInstance": "nc2600.host.api"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nc2600' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+def _register_gymnasium_ids() -> None:
+    from nc2600.host.gym_registration import register_ids
+    register_ids()
+
+
+class _AfterImport(importlib.abc.Loader):
+    """gymnasium's own loader, then the registration of the ids."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        module.__loader__ = module.__spec__.loader = self._loader     # gymnasium's own again
+        _register_gymnasium_ids()
+
+    def __getattr__(self, name):            # e.g. get_resource_reader, while the import runs
+        return getattr(self._loader, name)
+
+
+class _GymnasiumFinder(importlib.abc.MetaPathFinder):
+    """On ``sys.meta_path`` until gymnasium is imported: finds it with the other finders and
+    wraps its loader in :class:`_AfterImport` (once; then it removes itself)."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "gymnasium":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _AfterImport(spec.loader)
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    _register_gymnasium_ids()
+elif not any(isinstance(f, _GymnasiumFinder) for f in sys.meta_path):
+    sys.meta_path.insert(0, _GymnasiumFinder())
