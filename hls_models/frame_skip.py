@@ -1,8 +1,8 @@
 """The frame-skip controller: the episode protocol of one fabric instance, frame by frame.
 
 This is the one statement of the evaluation protocol (Such et al. 2017 / Machado et al. 2018
-as the launcher runs it, :mod:`nc2600.host.launcher.env`) that both engines follow: the launcher's
-:class:`nc2600.host.launcher.env.ProtocolEnv` drives its consoles (ALE, RTL) with
+as the launcher runs it, :mod:`nc2600.host.episodes.env`) that both engines follow: the launcher's
+:class:`nc2600.host.episodes.env.ProtocolEnv` drives its consoles (ALE, RTL) with
 :func:`episode_schedule`, and the controller RTL (:mod:`nc2600.hw.frame_skip`) is its cycle-level
 twin (its tests compare the two).
 

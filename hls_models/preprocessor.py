@@ -204,7 +204,7 @@ def observation_stacks(screens: np.ndarray, fmt: str, frame_skip: int = FRAME_SK
 
     One observation per frame-skip period: ``observe(grey[t-1], grey[t])`` at the last frame
     ``t`` of each period, pushed onto the stack; the first fills all 4 slots
-    (as :meth:`nc2600.host.launcher.env.AleEnv.reset` does). The grey image before the first frame is zero.
+    (as :meth:`nc2600.host.episodes.env.AleEnv.reset` does). The grey image before the first frame is zero.
 
     Args:
         screens: ``(T, H, 160)`` uint8 palette indices.

@@ -135,7 +135,7 @@ def play(run: str | os.PathLike, episodes: int = 10, seed: int = 0, *, individua
            "returns": [float(r.episode_return) for r in results], "frames": [int(r.frames) for r in results]}
     out["mean"] = float(np.mean(out["returns"]))
     if video is not None:
-        from nc2600.host.launcher.rundir import check_output_file
+        from nc2600.host.rundir import check_output_file
         path = check_output_file(os.fspath(video), "--video")
         if path.suffix.lower() not in (".mp4", ".gif"):
             raise UserError(f"--video {str(path)!r}: give a .mp4 or .gif file name")
@@ -223,7 +223,7 @@ def instance(game: str = "pong", *, colour_clocks: int | None = None, engine: st
     from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_ROWS
     from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from nc2600.hwtools.instance_harness import InstanceSim, check_config
     colour_clocks = DEFAULT_COLOUR_CLOCKS if colour_clocks is None else colour_clocks
     engine = DEFAULT_ENGINE if engine is None else engine

@@ -1,7 +1,7 @@
 """A gymnasium environment whose observations and protocol are exactly the fabric's.
 
 One :class:`Nc2600Env` is one console (ale-py, or the Verilated console RTL) under the
-launcher's evaluation protocol (:class:`nc2600.host.launcher.env.ProtocolEnv`,
+launcher's evaluation protocol (:class:`nc2600.host.episodes.env.ProtocolEnv`,
 :mod:`nc2600.hls_models.frame_skip`): frame skip, sticky actions drawn from the episode seed, no-op
 starts, FIRE at reset, the episode cap. So an agent trained here sees what a fabric instance
 computes.
@@ -115,7 +115,7 @@ class Nc2600Env(gymnasium.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         from nc2600.host.launcher.backends import make_instance
-        from nc2600.host.verify.games import resolve_rom
+        from nc2600.host.games import resolve_rom
         try:
             self.game, rom_path = resolve_rom(game=None if rom is not None else game, rom=rom)
         except UserError as e:

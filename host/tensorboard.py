@@ -103,7 +103,7 @@ class ScalarLog:
         try:
             return fn(*args)
         except OSError as exc:
-            from nc2600.host.launcher.rundir import fs_error
+            from nc2600.host.rundir import fs_error
             raise fs_error(exc, "write", path) from None
 
     def add(self, line: dict, flush: bool = True) -> None:

@@ -51,7 +51,7 @@ Observation stack: ``push`` is sampled at a frame's first visible pixel; only pu
 stack memory is a ring of four frame slots with a head pointer, so a push overwrites the
 oldest slot and shifts nothing. After ``clear`` the stack is empty; logical frames not yet
 written read as the oldest written frame, which is the launcher's "fill the stack with the
-first observation" rule at an episode start (:meth:`nc2600.host.launcher.env.AleEnv.reset`). The
+first observation" rule at an episode start (:meth:`nc2600.host.episodes.env.AleEnv.reset`). The
 previous-frame memory is written on every frame, pushed or not.
 
 Read port: ``rd_frame`` (0 = oldest .. 3 = newest) and ``rd_index`` (``row*84 + column``);

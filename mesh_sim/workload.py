@@ -48,7 +48,7 @@ class EpisodeDistribution:
     ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive; the step counts whole numbers,
     1 to 2**53), ``lognormal:MEDIAN:SIGMA`` (median > 0 and sigma >= 0, any finite numbers).
     ``noop_max``: no-op start *frames* uniform in ``1..noop_max`` (0: none), as the launcher
-    does them (``host/launcher/env.py``: 1..30 NOOP frames after the start state).
+    does them (``host/episodes/env.py``: 1..30 NOOP frames after the start state).
     """
 
     spec: str = "lognormal:2500:0.8"

@@ -33,7 +33,9 @@ import time
 
 import numpy as np
 
-from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+from nc2600.host.episodes.jobs import Job
+
+from nc2600.host.launcher.local_pool import LocalPoolEvaluator
 
 SEED_BASE = 1_000_003
 

@@ -45,7 +45,7 @@ def _cpu_self() -> float:
 def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
     """``(frames/s, CPU s/frame)`` of one ale-py console over at least ``seconds`` of wall time:
     frame skip 1, random minimal actions (``default_rng(0)``), no screen fetch."""
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     ale = open_ale(rom_path)
     actions = ale.getMinimalActionSet()
     choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
@@ -78,7 +78,8 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     inference, parameter loads and the rest of the workers (pipe traffic, loop), the main
     process (job dispatch), and ``worker_idle``: the share of the workers' wall time spent
     waiting with no episode to run."""
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     from nc2600.host.launcher.policy import init_params
     with LocalPoolEvaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]

@@ -25,7 +25,7 @@ def measure(game: str, rom_path, frames: int, colour_clocks: int = DEFAULT_COLOU
     Raises:
         nc2600.host.errors.UserError: the game's mapper is not in the RTL (from ``RtlConsole``).
     """
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     from nc2600.host.drivers.rtl_console import RtlConsole
 
     ale = open_ale(rom_path)

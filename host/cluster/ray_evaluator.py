@@ -49,7 +49,7 @@ from nc2600.host.cluster.supervisor import remove_stale_rom_dirs
 from nc2600.host.errors import UserError
 
 if TYPE_CHECKING:
-    from nc2600.host.launcher.local_pool import EpisodeResult, Job
+    from nc2600.host.episodes.jobs import EpisodeResult, Job
 
 CHUNK_ROUNDS = 8                  #: a chunk holds up to this many episodes per actor slot
 QUEUED_PER_ACTOR = 2              #: chunks in flight per actor (one running, one waiting)
@@ -72,10 +72,10 @@ def _remove_files_of(pid: int, wait_s: float) -> list[str]:
     """Ray task on the node of a killed actor: wait up to ``wait_s`` seconds for process
     ``pid`` to end, then remove the files of the node's nc2600 processes that no longer run
     (its ROM folder, :func:`remove_stale_rom_dirs`; its shared segment,
-    :func:`nc2600.host.launcher.local_pool.remove_stale_segments`). Returns the names removed."""
-    from nc2600.host.launcher.local_pool import _pid_running, remove_stale_segments
+    :func:`nc2600.host.episodes.processes.remove_stale_segments`). Returns the names removed."""
+    from nc2600.host.episodes.processes import pid_running, remove_stale_segments
     end = time.monotonic() + wait_s
-    while _pid_running(pid) and time.monotonic() < end:
+    while pid_running(pid) and time.monotonic() < end:
         time.sleep(0.05)
     return remove_stale_rom_dirs() + remove_stale_segments()
 
@@ -111,7 +111,7 @@ class NodeEvaluator:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
         ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
         seconds this node spent on the chunk."""
-        from nc2600.host.launcher.local_pool import Job, WorkerDied
+        from nc2600.host.episodes.jobs import Job, WorkerDied
         t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
@@ -283,9 +283,9 @@ class RayEvaluator:
         """Run every job to the end of its episode on the cluster; results in job order.
 
         Same contract as :meth:`nc2600.host.launcher.local_pool.LocalPoolEvaluator.evaluate`; ``on_result`` is called as
-        each chunk's results arrive. Raises :class:`nc2600.host.launcher.local_pool.WorkerDied` when no node is left.
+        each chunk's results arrive. Raises :class:`nc2600.host.episodes.jobs.WorkerDied` when no node is left.
         """
-        from nc2600.host.launcher.local_pool import EpisodeResult
+        from nc2600.host.episodes.jobs import EpisodeResult
         ray = self.ray
         t0 = time.perf_counter()
         jobs = list(jobs)
@@ -367,7 +367,7 @@ class RayEvaluator:
                 todo.appendleft(c)
                 resubmitted += 1
                 if not any(self.alive):
-                    from nc2600.host.launcher.local_pool import WorkerDied
+                    from nc2600.host.episodes.jobs import WorkerDied
                     raise WorkerDied("every Ray node of the evaluation died") from None
                 submit()
                 continue

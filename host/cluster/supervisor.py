@@ -85,7 +85,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 signal.signal(sig, handler)
             os.close(r)
             _SUPERVISOR_FD = w
-            from nc2600.host.launcher.local_pool import signal_when_parent_ends
+            from nc2600.host.episodes.processes import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
             from nc2600.host.errors import on_sigint, on_sigterm
@@ -251,11 +251,11 @@ def _remove_files_of_ended_evaluators(since: float) -> None:
     after ``since`` (this command's, as far as this machine can tell) and own a ROM folder or a
     shared segment, then remove the files of every nc2600 process that no longer runs
     (:func:`remove_stale_rom_dirs`,
-    :func:`nc2600.host.launcher.local_pool.remove_stale_segments`, which every new evaluator also does)."""
+    :func:`nc2600.host.episodes.processes.remove_stale_segments`, which every new evaluator also does)."""
     import re
     import tempfile
 
-    from nc2600.host.launcher.local_pool import SHM_DIR, _pid_running, remove_stale_segments
+    from nc2600.host.episodes.processes import SHM_DIR, pid_running, remove_stale_segments
     names = []
     for folder, pattern in ((tempfile.gettempdir(), r"nc2600-rom-(\d+)-\w+"), (SHM_DIR, r"nc2600-(\d+)-[0-9a-f]+")):
         try:
@@ -264,7 +264,7 @@ def _remove_files_of_ended_evaluators(since: float) -> None:
             pass
     ours = {pid for pid in names if (_started_at(pid) or 0.0) >= since - 1.0}
     end = time.monotonic() + FILES_WAIT_S
-    while any(_pid_running(pid) for pid in ours) and time.monotonic() < end:
+    while any(pid_running(pid) for pid in ours) and time.monotonic() < end:
         time.sleep(0.1)
     remove_stale_rom_dirs()
     remove_stale_segments()
@@ -362,7 +362,7 @@ def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
     import shutil
     import tempfile
 
-    from nc2600.host.launcher.local_pool import _pid_running
+    from nc2600.host.episodes.processes import pid_running
     folder = folder or tempfile.gettempdir()
     removed = []
     try:
@@ -371,7 +371,7 @@ def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
         return removed
     for name in names:
         m = re.fullmatch(r"nc2600-rom-(\d+)-\w+", name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_running(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_running(int(m.group(1))):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
             removed.append(name)
     return removed

@@ -29,7 +29,7 @@ def register(sub, groups):
 
 def main(args) -> int:
     from nc2600.host.bench.host_loop import measure
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
     from nc2600.host.errors import require_memory, require_processes

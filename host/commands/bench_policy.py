@@ -25,7 +25,7 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.host.bench.policy import measure
     name, _ = resolve_rom(args.game)
     if args.slots > 256:

@@ -40,7 +40,7 @@ def register(sub, groups):
 
 def main(args) -> int:
     from nc2600.host.bench.cluster import measure
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     _, rom = resolve_rom(args.game, None)
     result = measure(rom, args.workers, args.envs_per_block, args.population, args.episode_frames, args.repeats,
                      args.overhead_populations, args.overhead_episode_frames)

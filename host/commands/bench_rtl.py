@@ -9,7 +9,7 @@ from nc2600.host.errors import UserError, int_range
 
 
 def run(args) -> int:
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.host.bench.rtl_console import measure
 
     if args.frames > 1_000_000:

@@ -12,7 +12,7 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from nc2600.host.verify.games import game_info, loadable_games
+    from nc2600.host.games import game_info, loadable_games
     names = loadable_games()
     iterator = names
     if sys.stderr.isatty() and not args.json:

@@ -33,7 +33,7 @@ def run(args) -> int:
         names = list(CI_SAMPLE)
     elif args.game:
         names = []
-        from nc2600.host.verify.games import check_game_name
+        from nc2600.host.games import check_game_name
         for g in args.game:
             check_game_name(g, rules)
             names.append(g)

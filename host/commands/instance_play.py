@@ -35,7 +35,7 @@ def run(args) -> int:
     from nc2600.hls_models.cartridge import detect_mapper
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from nc2600.host.launcher.policy import n_params
     from nc2600.host.launcher.run import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
@@ -81,7 +81,7 @@ def run(args) -> int:
     import time
     ale = None
     if args.ale:
-        from nc2600.host.launcher.env import AleEnv
+        from nc2600.host.episodes.env import AleEnv
         ale = AleEnv(path, 4, 0.0, args.episode_frames)
     differ = 0
     for e in range(args.episodes):

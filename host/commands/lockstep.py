@@ -40,7 +40,7 @@ def run(args) -> int:
 
 
 def _run(args, opened: list) -> int:
-    from nc2600.host.verify.games import loadable_games, resolve_rom
+    from nc2600.host.games import loadable_games, resolve_rom
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
     if args.seed is not None and args.actions != "random":

@@ -218,7 +218,7 @@ def _options(args):
 
 
 def _write_atomic(path: str, text: str):
-    from nc2600.host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(Path(path), text.encode())
 
 
@@ -305,7 +305,7 @@ def _check_memory(args) -> None:
 def run_mesh(args) -> int:
     from nc2600.mesh_sim.project import calibrate, simulate
     if args.out is not None:
-        from nc2600.host.launcher.rundir import check_output_file
+        from nc2600.host.rundir import check_output_file
         check_output_file(args.out)
     if args.calibrate:
         # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore

@@ -47,7 +47,7 @@ def main(args) -> int:
 
     from nc2600.host.launcher import play
     from nc2600.host.errors import require_memory
-    from nc2600.host.launcher.rundir import check_output_file
+    from nc2600.host.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
     agent = play.load_agent(args.run, args.individual)
@@ -75,7 +75,7 @@ def main(args) -> int:
         who = "elite" if args.individual in (None, 0) else f"i{args.individual}"
         # the text as given: Path("") would be "." (a folder) and hide an empty --video
         if args.video is None:
-            from nc2600.host.launcher.rundir import RunFolder
+            from nc2600.host.rundir import RunFolder
             owner = RunFolder(args.run).lock_owner()
             if owner is not None:       # never write into a folder a live run holds
                 raise UserError(f"--run {args.run!r} is in use by a running nc2600 (pid {owner}); the default "

@@ -11,7 +11,7 @@ def _games(text: str) -> list[str]:
     names = [g.strip() for g in text.split(",")]
     if not all(names):
         raise UserError(f"--agreement: give comma-separated ALE game ids, got {text!r}")
-    from nc2600.host.verify.games import check_game_name
+    from nc2600.host.games import check_game_name
     for name in names:
         check_game_name(name)
     return names

@@ -80,10 +80,10 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     for g in games:                  # an unknown game: refused before the folder is made
         resolve_rom(game=g)
-    from nc2600.host.launcher.rundir import prepare_output_folder
+    from nc2600.host.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))

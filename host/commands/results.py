@@ -56,7 +56,7 @@ def main(args) -> int:
         print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}",
               file=sys.stderr)
         return 0 if same else 1
-    from nc2600.host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(out, text.encode("utf-8"))
     print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0

@@ -152,7 +152,7 @@ def build(args) -> tuple:
 
 def main(args) -> int:
     from nc2600.host.errors import interrupt_name, sigterm_received
-    from nc2600.host.launcher.local_pool import WorkerDied
+    from nc2600.host.episodes.jobs import WorkerDied
     from nc2600.host.launcher.run import Run
     cfg, out, resume = build(args)
     progress = {"auto": None, "bar": True, "lines": False}[args.progress]

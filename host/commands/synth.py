@@ -65,7 +65,7 @@ def nexus_devices() -> tuple[str, ...]:
 
 
 def _write(path: Path, text: str) -> None:
-    from nc2600.host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 
@@ -102,7 +102,7 @@ def run(args) -> int:
         raise UserError("--pnr-tmg-ripup applies to --pnr nexus")
     out = None
     if args.out is not None:
-        from nc2600.host.launcher.rundir import prepare_output_folder
+        from nc2600.host.rundir import prepare_output_folder
         out = prepare_output_folder(args.out)
     try:
         avail = synth.available_blocks(args.lanes, args.block, array)

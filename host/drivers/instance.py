@@ -307,7 +307,7 @@ class InstanceEpisodeRunner:
 
     Args:
         driver: a :class:`InstanceDriver`.
-        game, rom_path: the ALE game (``nc2600.host.verify.games.resolve_rom``).
+        game, rom_path: the ALE game (``nc2600.host.games.resolve_rom``).
         frame_skip, episode_frames: the protocol (:mod:`nc2600.hls_models.frame_skip`).
         restore: restore the episode start state from a snapshot (when the MMIO object can
             save one) instead of replaying ALE's reset sequence for every episode.
@@ -318,7 +318,7 @@ class InstanceEpisodeRunner:
     def __init__(self, driver: InstanceDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
                  episode_frames: int = 20_000, restore: bool = True):
         from nc2600.hls_models.game_rules import load_rules
-        from nc2600.host.verify.games import game_info
+        from nc2600.host.games import game_info
         self.d = driver
         self.game, self.rom_path = game, rom_path
         self.info = game_info(game, rom_path)
@@ -471,7 +471,7 @@ def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frame
     from nc2600.host.errors import worker_signals
     from nc2600.host.verify.sweep import _exit_on_sigterm
     worker_signals(_exit_on_sigterm)
-    from nc2600.host.verify.games import game_info
+    from nc2600.host.games import game_info
     from nc2600.hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
     sim = InstanceSim(info.screen_height, info.display)
@@ -517,7 +517,7 @@ class FabricEvaluator:
 
     def __init__(self, rom_path, n_workers: int, frame_skip: int = FRAME_SKIP, episode_frames: int = 20_000):
         import multiprocessing as mp
-        from nc2600.host.verify.games import game_info, resolve_rom
+        from nc2600.host.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
@@ -531,16 +531,16 @@ class FabricEvaluator:
                 (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
 
     def evaluate(self, jobs, params_for, on_result=None):
-        """Run every job's episode; results (:class:`nc2600.host.launcher.local_pool.EpisodeResult`) in job order.
+        """Run every job's episode; results (:class:`nc2600.host.episodes.jobs.EpisodeResult`) in job order.
         ``params_for(individual)`` must give a :class:`nc2600.hls_models.policy_int8.QuantizedPolicy`."""
-        from nc2600.host.launcher.local_pool import EpisodeResult
+        from nc2600.host.episodes.jobs import EpisodeResult
         jobs = list(jobs)
         items = [(i, int(j.episode_seed), params_for(j.individual)) for i, j in enumerate(jobs)]
         results = [None] * len(jobs)
         fire = None
         for i, ep in self._pool.imap_unordered(_fabric_worker_run, items):
             if fire is None:
-                from nc2600.host.verify.games import game_info
+                from nc2600.host.games import game_info
                 fire = 1 in [int(a) for a in game_info(self.game, self.rom_path).minimal_actions]
             start = noop_frames(jobs[i].episode_seed) + (self.frame_skip if fire else 0)
             res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames))

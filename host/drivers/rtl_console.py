@@ -91,7 +91,7 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
 
 def _default_mode(rom_path) -> int:
     """ALE's default game mode (the first of ``getAvailableModes``), from ale-py's settings."""
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     modes = list(open_ale(rom_path).getAvailableModes())
     return int(modes[0]) if modes else 0
 
@@ -110,7 +110,7 @@ class RtlConsole:
     """One RTL console running one game with ALE's power-on sequence.
 
     Args:
-        game: ALE ROM id (``nc2600.host.verify.games.resolve_rom``); the mapper comes from the ROM
+        game: ALE ROM id (``nc2600.host.games.resolve_rom``); the mapper comes from the ROM
             (:func:`nc2600.hls_models.cartridge.detect_mapper`).
         seed: the system RNG seed (ALE's ``system_random_seed``).
         sim: the console to drive (default: a new :class:`nc2600.hwtools.console_harness.ConsoleSim`); any
@@ -124,7 +124,7 @@ class RtlConsole:
                  colour_clocks: int = DEFAULT_COLOUR_CLOCKS):
         from nc2600.hls_models.cartridge import detect_mapper
         from nc2600.host.errors import UserError
-        from nc2600.host.verify.games import game_info, resolve_rom
+        from nc2600.host.games import game_info, resolve_rom
         from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
         name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
         self.game = name

@@ -1,7 +1,7 @@
 """The RTL backend of the launcher's ``GameEnv`` interface (``nc2600 run --backend rtl``).
 
 An :class:`RtlConsoleEnv` plays one game on the Verilated console (:class:`nc2600.host.drivers.rtl_console.RtlConsole`)
-under exactly the protocol of :class:`nc2600.host.launcher.env.AleEnv` (frame skip, no-op starts,
+under exactly the protocol of :class:`nc2600.host.episodes.env.AleEnv` (frame skip, no-op starts,
 FIRE at reset, sticky actions from the episode seed, episode cap, max-pooled grey frames):
 
 - episode start: for the first episode the console is powered on and taken through ALE's load
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.launcher.env import ProtocolEnv
+from nc2600.host.episodes.env import ProtocolEnv
 
 
 class RtlConsoleEnv(ProtocolEnv):
@@ -33,14 +33,14 @@ class RtlConsoleEnv(ProtocolEnv):
 
     Args:
         rom_path: ROM file of one of ALE's games (checked by md5).
-        frame_skip, sticky, episode_frames: as :class:`nc2600.host.launcher.env.AleEnv`.
+        frame_skip, sticky, episode_frames: as :class:`nc2600.host.episodes.env.AleEnv`.
     Raises:
         UserError: the ROM is not an ALE game, or its mapper is not implemented in RTL.
     """
 
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         from nc2600.hls_models.game_rules import load_rules
-        from nc2600.host.verify.games import game_info, resolve_rom
+        from nc2600.host.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.rule = load_rules()[self.game]

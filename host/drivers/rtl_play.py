@@ -34,7 +34,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int =
     import numpy as np
 
     from nc2600.hls_models.cartridge import detect_mapper
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.host.drivers.rtl_console import RtlConsole
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
@@ -52,7 +52,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int =
     if not out_folder.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(out_folder)
-    from nc2600.host.launcher.rundir import RunFolder, prepare_output_folder
+    from nc2600.host.rundir import RunFolder, prepare_output_folder
     if os.path.isdir(out_folder):
         owner = RunFolder(out_folder).lock_owner()
         if owner is not None:

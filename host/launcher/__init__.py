@@ -1,2 +1,2 @@
-"""The launcher: neuroevolution runs (GA, ES, random search), their run folders, the policy
-network, the local evaluator (worker processes over game instances), and replaying a saved agent."""
+"""The launcher: neuroevolution runs (GA, ES, random search), the policy network, the local
+evaluator (worker processes over game envs), and replaying a saved agent."""

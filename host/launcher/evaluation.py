@@ -40,11 +40,11 @@ class Evaluator(Protocol):
 
     def evaluate(self, jobs: Sequence, params_for: Callable[[int], Any],
                  on_result: Callable[[Any], None] | None = None) -> list:
-        """Play every job's episode (:class:`nc2600.host.launcher.local_pool.Job`: individual, episode
+        """Play every job's episode (:class:`nc2600.host.episodes.jobs.Job`: individual, episode
         seed) with the policy ``params_for(job.individual)`` (a float32 vector, or a quantised
-        policy for ``--policy int8``); returns one :class:`nc2600.host.launcher.local_pool.EpisodeResult`
+        policy for ``--policy int8``); returns one :class:`nc2600.host.episodes.jobs.EpisodeResult`
         per job, in job order, calling ``on_result`` as each arrives. Raises
-        :class:`nc2600.host.launcher.local_pool.WorkerDied` when the evaluation cannot continue."""
+        :class:`nc2600.host.episodes.jobs.WorkerDied` when the evaluation cannot continue."""
 
     def close(self) -> None:
         """Stop the workers; idempotent."""

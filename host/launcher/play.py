@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from nc2600.host.errors import UserError, read_regular_file, require_memory
-from nc2600.host.launcher.rundir import atomic_write_bytes, fs_error
+from nc2600.host.rundir import atomic_write_bytes, fs_error
 from nc2600.host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
 SEED_LIMIT = 2**31 - 1
@@ -62,7 +62,7 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
         UserError: no run there, a damaged file, no completed generation yet, an index out of
         range, an ES run asked for an individual (its population is not stored: only the centre).
     """
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.host.launcher.settings import RunConfig
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
@@ -159,7 +159,7 @@ def policy_for(agent: Agent, params: np.ndarray):
     if agent.cfg.policy != "int8":
         return params
     from nc2600.hls_models.policy_int8 import quantize_network
-    from nc2600.host.verify.games import game_info
+    from nc2600.host.games import game_info
     from nc2600.host.launcher.run import Run
     probe = Run(agent.cfg, Path("."), progress=False)
     probe.rom_path = agent.rom_path
@@ -174,7 +174,8 @@ def episode_seeds(seed: int, episodes: int) -> np.ndarray:
 
 def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int, on_result=None):
     """Returns ``[EpisodeResult]`` in seed order (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     cfg = agent.cfg
     policy = policy_for(agent, agent.params)
     with LocalPoolEvaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
@@ -198,8 +199,8 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     Raises:
         UserError: unknown extension, MP4 without imageio-ffmpeg, a write that fails.
     """
-    from nc2600.host.verify.games import game_info
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.games import game_info
+    from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()

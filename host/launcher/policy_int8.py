@@ -287,7 +287,7 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
         UserError: unknown game.
     """
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.verify.games import game_info
+    from nc2600.host.games import game_info
     from nc2600.host.launcher.policy import init_params
     rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
             f"networks init_params(seed) for seeds {list(seeds)}"]

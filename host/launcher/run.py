@@ -2,7 +2,7 @@
 
 Run directory contents (all written atomically: temp file, then rename):
 
-- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`nc2600.host.launcher.rundir`);
+- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`nc2600.host.rundir`);
 - ``config.json``: the settings in force (:class:`RunConfig`), package versions, ROM md5,
   network size, and ``history``: one entry per start or resume (UTC time, generation,
   the settings changed, old and new);
@@ -40,7 +40,7 @@ import numpy as np
 
 from nc2600.host.errors import UserError
 from nc2600.host.launcher.progress import Heartbeat
-from nc2600.host.launcher.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
+from nc2600.host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
 from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 
 SEED_LIMIT = 2**31 - 1
@@ -118,7 +118,7 @@ def package_versions() -> dict[str, str]:
 def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
     """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
     observations that set the int8 requantisation shifts (``--policy int8``)."""
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.env import AleEnv
     inst = AleEnv(rom_path, frame_skip, 0.0, episode_frames)
     rng = np.random.default_rng([seed, 0xCA11B])
     stack = np.zeros((4, 84, 84), np.uint8)
@@ -165,7 +165,7 @@ class Run:
 
     def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
         """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
-        from nc2600.host.launcher.local_pool import Job
+        from nc2600.host.episodes.jobs import Job
         seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
         jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
         cache: dict[int, object] = {}
@@ -229,7 +229,7 @@ class Run:
     # ------------------------------------------------------------------------------
     def prepare(self) -> None:
         """Check and create the run directory, load the checkpoint on resume."""
-        from nc2600.host.verify.games import game_info, resolve_rom
+        from nc2600.host.games import game_info, resolve_rom
         cfg = self.cfg
         cfg.validate()
         cfg.check_memory()
@@ -540,7 +540,7 @@ class Run:
         """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
         decision at the console's real frame rate (:mod:`nc2600.host.launcher.play`; ``nc2600 play`` writes MP4s)."""
         import imageio.v3 as iio
-        from nc2600.host.launcher.env import AleEnv
+        from nc2600.host.episodes.env import AleEnv
         from nc2600.host.launcher.policy import make_slot_weights
         from nc2600.host.launcher.policy_int8 import make_int8_slots
         cfg = self.cfg

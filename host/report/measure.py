@@ -147,7 +147,7 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     from nc2600.hls_models.cartridge import detect_mapper
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from nc2600.host.launcher.policy import init_params
     from nc2600.host.launcher.run import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
@@ -218,7 +218,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
             lane engine.
         nc2600.host.errors.UserError: an unknown game.
     """
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from dataclasses import replace
 
     from nc2600.mesh_sim.project import simulate

@@ -169,7 +169,7 @@ def render_html(result: dict, inp: Inputs, images: dict[str, str], out: Path, me
 
 
 def _atomic(path: Path, text: str) -> None:
-    from nc2600.host.launcher.rundir import atomic_write_bytes
+    from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 

@@ -1,2 +1,2 @@
-"""Verification against ALE (the oracle): opening ALE, the game catalogue and rules table,
-recordings, lockstep of the console RTL, the preprocessor check, and sweeps over games."""
+"""Verification against ALE (the oracle): recordings, lockstep of the console RTL, the game
+rules' check, the preprocessor check, and sweeps over games."""

@@ -1,16 +1,16 @@
 """Recordings of ALE runs (random play) used as references: screens and observation stacks.
 
 Everything that compares the preprocessor, the policy models or the hardware with ALE's own
-frames takes them from here; ALE is opened by :func:`nc2600.host.verify.ale_oracle.open_ale` (the project's
-settings). Kept apart from :mod:`nc2600.host.verify.ale_oracle` because it resolves game names through
-:mod:`nc2600.host.verify.games`, which itself opens ALE through :mod:`nc2600.host.verify.ale_oracle`.
+frames takes them from here; ALE is opened by :func:`nc2600.host.episodes.ale_oracle.open_ale` (the project's
+settings). Kept apart from :mod:`nc2600.host.episodes.ale_oracle` because it resolves game names through
+:mod:`nc2600.host.games`, which itself opens ALE through :mod:`nc2600.host.episodes.ale_oracle`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from nc2600.hls_models.preprocessor import FRAME_SKIP, observation_stacks
-from nc2600.host.verify.ale_oracle import open_ale
+from nc2600.host.episodes.ale_oracle import open_ale
 
 
 def record_screens(game: str, frames: int, seed: int = 0, frame_skip: int = FRAME_SKIP):
@@ -29,7 +29,7 @@ def record_screens(game: str, frames: int, seed: int = 0, frame_skip: int = FRAM
     Raises:
         UserError: unknown game.
     """
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     name, rom = resolve_rom(game=game)
     info = game_info(name, rom)
     ale = open_ale(rom_path=rom, random_seed=seed, reset=True)

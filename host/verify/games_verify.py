@@ -1,7 +1,7 @@
 """Checking the game rules table against ALE frame by frame (the library behind
 ``nc2600 games verify``).
 
-For each game, ALE (:func:`nc2600.host.verify.ale_oracle.open_ale`: ``repeat_action_probability = 0``,
+For each game, ALE (:func:`nc2600.host.episodes.ale_oracle.open_ale`: ``repeat_action_probability = 0``,
 ``frame_skip = 1``, ``random_seed`` the run's seed) plays random actions from the game's
 minimal action set over several episodes (``reset_game`` at game over, and after
 ``max_episode_frames`` frames).  After every single frame the rule from
@@ -21,12 +21,12 @@ CI_SAMPLE = ("breakout", "pong", "asteroids", "qbert", "klax", "tennis")
 
 
 def _xram_reader(ale):
-    """128 SuperChip RAM bytes of ``ale`` (:func:`nc2600.host.verify.ale_oracle.superchip_ram`).
+    """128 SuperChip RAM bytes of ``ale`` (:func:`nc2600.host.episodes.ale_oracle.superchip_ram`).
 
     Raises:
         RuntimeError: the cartridge has no SuperChip RAM (a rule that reads it on another game).
     """
-    from nc2600.host.verify.ale_oracle import superchip_ram
+    from nc2600.host.episodes.ale_oracle import superchip_ram
     x = superchip_ram(ale)
     if x is None:
         raise RuntimeError("no SuperChip cartridge RAM in the ALE state")
@@ -63,7 +63,7 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
     from ale_py import roms
 
     from nc2600.hls_models.game_rules import RuleState
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
 
     ale = open_ale(roms.get_rom_path(rule.name), random_seed=seed, mode=mode, difficulty=difficulty)
     actions = ale.getMinimalActionSet()

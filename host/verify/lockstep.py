@@ -1,7 +1,7 @@
 """Lockstep: the console RTL and ALE frame by frame from power-on (the library behind
 ``nc2600 lockstep``).
 
-ALE is opened with the project's settings (:func:`nc2600.host.verify.ale_oracle.open_ale`: ``frame_skip``
+ALE is opened with the project's settings (:func:`nc2600.host.episodes.ale_oracle.open_ale`: ``frame_skip``
 1, ``repeat_action_probability`` 0, ``random_seed`` 0, the default system seed) and loads the
 ROM; the RTL (:class:`nc2600.host.drivers.rtl_console.RtlConsole`) replays the same power-on and reset
 sequence on the Verilated console. Then both get the same action each frame, and after every
@@ -99,8 +99,8 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
     import ale_py
     import numpy as np
 
-    from nc2600.host.verify.ale_oracle import open_ale, superchip_ram
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.episodes.ale_oracle import open_ale, superchip_ram
+    from nc2600.host.games import resolve_rom
     from nc2600.host.drivers.rtl_console import RtlConsole
 
     name, path = resolve_rom(game=game)
@@ -161,7 +161,7 @@ def lockstep_job(job: tuple) -> dict:
     processes and Ray tasks."""
     game, frames, seed, actions, *ccpc = job
     from nc2600.hls_models.cartridge import detect_mapper
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())
@@ -233,12 +233,12 @@ class ResultsFile:
     so that a long sweep (``--all --frames 10000``: CPU-hours) that is cut off goes on where it
     stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
-    rename after every game (:func:`nc2600.host.launcher.rundir.atomic_write_bytes`), so it is never half-written.
+    rename after every game (:func:`nc2600.host.rundir.atomic_write_bytes`), so it is never half-written.
     Records of games that failed to run (``error``) are not kept: those games run again. The path
     is resolved once (a symbolic link's target is the file written). One run per file: from the
     start until :meth:`close` (or the end of a ``with`` block, or of the process) the object holds
     an exclusive ``flock`` on ``.NAME.lock`` beside the file, as run folders do
-    (:class:`nc2600.host.launcher.rundir.RunFolder`); a second run on the same file, by any user or machine that
+    (:class:`nc2600.host.rundir.RunFolder`); a second run on the same file, by any user or machine that
     shares the folder and its locks, is refused. Temp files a killed run left beside the file are
     removed then.
 
@@ -251,7 +251,7 @@ class ResultsFile:
     def __init__(self, path, identity):
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
-        from nc2600.host.launcher.rundir import check_output_file
+        from nc2600.host.rundir import check_output_file
         self._name = str(path)                        # as given, for the messages
         if not self._name.strip():
             raise UserError("--results is empty; give a file name")
@@ -272,7 +272,7 @@ class ResultsFile:
         except BaseException:
             self.close()
             raise
-        # a killed run's temp files (nc2600.host.launcher.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
+        # a killed run's temp files (nc2600.host.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
         # file is known to be a results file and no other run writes it
         for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
             try:
@@ -309,7 +309,7 @@ class ResultsFile:
         self.records = {r["game"]: r for r in recs if not r.get("error")}
 
     def _lock(self) -> None:
-        from nc2600.host.launcher.rundir import lock_exclusive
+        from nc2600.host.rundir import lock_exclusive
         lock = self.path.with_name(f".{self.path.name}.lock")
         self._lock_fd = lock_exclusive(
             lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another lockstep run is writing it "
@@ -344,6 +344,6 @@ class ResultsFile:
     def _write(self) -> None:
         import json
 
-        from nc2600.host.launcher.rundir import atomic_write_bytes
+        from nc2600.host.rundir import atomic_write_bytes
         text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
         atomic_write_bytes(self.path, text.encode())

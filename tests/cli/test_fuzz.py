@@ -318,7 +318,7 @@ def slow_world(world, tmp_path_factory):
 
     import ale_py.roms
 
-    from nc2600.host.verify.games import KNOWN_ROM_SIZES
+    from nc2600.host.games import KNOWN_ROM_SIZES
     root = tmp_path_factory.mktemp("slowworld")
     rng = random.Random(SLOW_SEED)
     real = Path(ale_py.roms.get_rom_path("breakout")).read_bytes()

@@ -136,9 +136,9 @@ def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
     import ale_py
     import numpy as np
 
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     from nc2600.host.cli import main
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     acts = np.random.default_rng(3).choice([0, 1, 3, 4, 11, 12], 30).astype(np.int64)
     np.save(tmp_path / "a.npy", acts)
     out = tmp_path / "out"

@@ -80,8 +80,8 @@ def test_cycle_count_is_the_sum_of_the_frames():
     console run with the same actions (independent count from the console's FrameResults)."""
     at = 12
     r = lockstep_game("boxing", at + 3, seed=0, console=RamFault("boxing", at, 0x20))
-    from nc2600.host.verify.ale_oracle import open_ale
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.episodes.ale_oracle import open_ale
+    from nc2600.host.games import resolve_rom
     from nc2600.host.verify.lockstep import action_sequence
     path = resolve_rom(game="boxing")[1]
     minimal = [int(a.value) for a in open_ale(path).getMinimalActionSet()]

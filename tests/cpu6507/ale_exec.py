@@ -21,7 +21,7 @@ class AleExecutor:
     def __init__(self):
         from ale_py import roms
 
-        from nc2600.host.verify.ale_oracle import open_ale
+        from nc2600.host.episodes.ale_oracle import open_ale
         self.ale = open_ale(roms.get_rom_path("pong"))
         self.base = self.ale.cloneState().serialize()
         self.cpu_at = self._cpu_offset(self.base)

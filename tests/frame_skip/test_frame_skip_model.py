@@ -101,8 +101,8 @@ def _reference_episode(game, seed, actions, cap, k=4):
     nc2600.hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
     import ale_py
 
-    from nc2600.host.verify.ale_oracle import open_ale
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.episodes.ale_oracle import open_ale
+    from nc2600.host.games import resolve_rom
     _, rom = resolve_rom(game=game)
     ale = open_ale(rom, reset=True)
     acts = list(ale.getMinimalActionSet())
@@ -139,9 +139,9 @@ def _reference_episode(game, seed, actions, cap, k=4):
 
 @pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47)])
 def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
-    """nc2600.host.launcher.env.AleEnv (driven by episode_schedule) == the plain loop, every step."""
-    from nc2600.host.verify.games import resolve_rom
-    from nc2600.host.launcher.env import AleEnv
+    """nc2600.host.episodes.env.AleEnv (driven by episode_schedule) == the plain loop, every step."""
+    from nc2600.host.games import resolve_rom
+    from nc2600.host.episodes.env import AleEnv
     _, rom = resolve_rom(game=game)
     inst = AleEnv(rom, episode_frames=cap)
     rng = np.random.default_rng(seed)

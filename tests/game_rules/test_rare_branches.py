@@ -28,7 +28,7 @@ CASES = {
 def _ale(game, mode=None):
     from ale_py import roms
 
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     return open_ale(roms.get_rom_path(game), mode=mode, reset=mode is not None)
 
 

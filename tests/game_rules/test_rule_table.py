@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_table_covers_the_104_loadable_games():
     """Oracle: the bundled ROMs that ALE 0.12 itself accepts (``isSupportedROM``)."""
-    from nc2600.host.verify.games import loadable_games
+    from nc2600.host.games import loadable_games
     rules = load_rules()
     assert sorted(rules) == sorted(loadable_games())
     assert len(rules) == 104
@@ -21,7 +21,7 @@ def test_metadata_matches_ale():
     """minimal action sets, modes and difficulties as ale-py 0.12 reports them."""
     from ale_py import Action, roms
 
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     rules = load_rules()
     for name in sorted(rules):
         ale = open_ale(roms.get_rom_path(name))

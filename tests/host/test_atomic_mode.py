@@ -1,10 +1,10 @@
-"""``nc2600.host.launcher.rundir.atomic_write_bytes``: a file rewritten through a temp file and a rename keeps its
+"""``nc2600.host.rundir.atomic_write_bytes``: a file rewritten through a temp file and a rename keeps its
 permission bits (a results or checkpoint file the user made private stays 600); a new file gets
 the default ones."""
 import os
 import stat
 
-from nc2600.host.launcher.rundir import atomic_write_bytes
+from nc2600.host.rundir import atomic_write_bytes
 
 
 def test_rewrite_keeps_the_mode(tmp_path):

@@ -109,7 +109,7 @@ def _special_files(tmp_path):
 def test_output_file_check_refuses_fifo_and_socket(tmp_path):
     import stat
     from nc2600.host.errors import UserError
-    from nc2600.host.launcher.rundir import atomic_write_bytes, check_output_file
+    from nc2600.host.rundir import atomic_write_bytes, check_output_file
     sock, files = _special_files(tmp_path)
     try:
         for kind, path in files.items():
@@ -309,7 +309,7 @@ def test_output_file_under_a_file_says_so(tmp_path):
     """An output path whose folder is a file is refused as such, not as a missing folder (a new
     user's find); a missing folder is still reported as missing."""
     from nc2600.host.errors import UserError
-    from nc2600.host.launcher.rundir import check_output_file
+    from nc2600.host.rundir import check_output_file
     (tmp_path / "plain.txt").write_text("x")
     with pytest.raises(UserError, match="plain.txt' is not a folder"):
         check_output_file(tmp_path / "plain.txt" / "out.json")

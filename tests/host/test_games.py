@@ -5,9 +5,9 @@ import sys
 from collections import Counter
 
 from nc2600.hls_models.cartridge import count_signature, detect_mapper
-from nc2600.host.verify.games import game_info, loadable_games
+from nc2600.host.games import game_info, loadable_games
 
-#: A raw ALEInterface on purpose (not nc2600.host.verify.ale_oracle.open_ale, which silences ALE's log):
+#: A raw ALEInterface on purpose (not nc2600.host.episodes.ale_oracle.open_ale, which silences ALE's log):
 #: the test reads ALE's own Info log line.
 _ALE_LOG = """
 import ale_py, ale_py.roms, sys

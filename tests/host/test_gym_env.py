@@ -1,6 +1,6 @@
 """The gymnasium environment (nc2600.host.gym_env) against the launcher's own instances.
 
-Oracles: :class:`nc2600.host.launcher.env.AleEnv` (the launcher's protocol over ale-py, itself
+Oracles: :class:`nc2600.host.episodes.env.AleEnv` (the launcher's protocol over ale-py, itself
 tested against ALE and the fabric's frame-skip model), ALE's ``lives()``, gymnasium's own
 ``check_env``, and the protocol's constants (no-op starts 1..30 frames, FIRE for one
 frame-skip period).
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from nc2600.host.verify.games import loadable_games
+from nc2600.host.games import loadable_games
 from nc2600.host.gym_env import Nc2600Env, env_id, make_vector_env, register_envs
-from nc2600.host.launcher.env import AleEnv
+from nc2600.host.episodes.env import AleEnv
 
 
 def _actions(n_actions: int, count: int, seed: int = 0) -> list[int]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from nc2600.host.launcher.local_pool import segment_names
+from nc2600.host.episodes.processes import segment_names
 
 TINY = ["--game", "breakout", "--population", "6", "--generations", "3", "--episode-frames", "300",
         "--elite-candidates", "2", "--elite-episodes", "2", "--test-episodes", "3", "--envs-per-block", "2",

@@ -35,7 +35,8 @@ def test_results_do_not_depend_on_workers_or_slots():
     """9 episodes with different numbers of decisions (so slots free up at different steps and
     inference runs over partial slot ranges): 1 worker x 2 slots, 2 workers x 4 slots and 1 worker x 6 slots
     give identical results, in job order."""
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     jobs = [Job(i, 500 + 7 * i) for i in range(9)]
     got = []
     for workers, k in ((1, 1), (2, 2), (1, 3)):
@@ -52,7 +53,8 @@ def test_deadline_stops_promptly_and_the_evaluator_goes_on():
     """A stream of jobs with a deadline: evaluate returns about at the deadline (not after a
     further batch of episodes), the finished episodes equal the same jobs run to the end, the
     dropped episodes' frames are counted, and the next call runs normally."""
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     with LocalPoolEvaluator(_rom(), 1, 1, episode_frames=2000) as ev:
         params_for = _params(ev.n_actions)
         stream = (Job(j % 3, 900 + j) for j in itertools.count())
@@ -74,7 +76,8 @@ def test_a_stop_request_drops_the_running_episodes_and_the_evaluator_goes_on():
     jobs: without the stop it would never return) with the episodes that had finished, equal
     to the same jobs run to the end, the dropped running episodes' frames counted; the next
     call runs normally."""
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     looks = []
 
     def stop() -> bool:
@@ -157,7 +160,8 @@ def test_a_killed_worker_raises_worker_died_not_a_hang():
     the signal (the CLI's one line), not a hang; the evaluator closes cleanly afterwards."""
     import os
     import signal as sig
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job, WorkerDied
+    from nc2600.host.episodes.jobs import Job, WorkerDied
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     with LocalPoolEvaluator(_rom(), 2, 1, episode_frames=100_000) as ev:
         params_for = _params(ev.n_actions)
         victim = ev.procs[1].pid

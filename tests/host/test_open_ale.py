@@ -1,11 +1,11 @@
-"""``nc2600.host.verify.ale_oracle.open_ale``: the project's ALE settings, and that they are what the
+"""``nc2600.host.episodes.ale_oracle.open_ale``: the project's ALE settings, and that they are what the
 comparisons need (the oracle is ale-py itself, opened raw next to ``open_ale``)."""
 import ale_py
 import ale_py.roms  # noqa: F401  (submodule)
 import numpy as np
 import pytest
 
-from nc2600.host.verify.ale_oracle import ALE_FRAME_SKIP, RANDOM_SEED, REPEAT_ACTION_PROBABILITY, open_ale, superchip_ram
+from nc2600.host.episodes.ale_oracle import ALE_FRAME_SKIP, RANDOM_SEED, REPEAT_ACTION_PROBABILITY, open_ale, superchip_ram
 
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 

@@ -1,4 +1,4 @@
-"""nc2600.host.launcher.local_pool.signal_when_parent_ends: the signal reaches a process whose parent ended
+"""nc2600.host.episodes.processes.signal_when_parent_ends: the signal reaches a process whose parent ended
 (Linux PR_SET_PDEATHSIG), and at once when the parent was already gone at the call."""
 import os
 import subprocess
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pr
 # then the middle process exits: the child's handler writes the file when SIGTERM comes.
 _SCRIPT = r"""
 import os, signal, sys, time
-from nc2600.host.launcher.local_pool import signal_when_parent_ends
+from nc2600.host.episodes.processes import signal_when_parent_ends
 out, mode = sys.argv[1], sys.argv[2]
 r, w = os.pipe()
 pid = os.fork()

@@ -30,7 +30,7 @@ def run_dir(tmp_path_factory):
 def rollout(params: np.ndarray, seed: int, episode_frames: int = 200) -> float:
     """Independent oracle: one AleEnv and one float policy, step by step."""
     import ale_py.roms
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.policy import n_params, forward_reference
     inst = AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
     assert params.size == n_params(inst.n_actions)
@@ -112,7 +112,7 @@ def test_play_under_the_other_arithmetic(run_dir):
     """``--policy int8`` re-evaluates a float-trained elite as the fabric would run it: scores
     equal a plain rollout of the numpy int8 model quantised with the run's calibration set."""
     import ale_py.roms
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.play import load_agent, policy_for
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "2", "--seed", "3", "--policy", "int8",
                   "--no-video", "--json")

@@ -202,7 +202,7 @@ def test_a_run_stopped_by_max_frames_names_max_frames(two_runs, tmp_path):
 
 def test_another_out_on_a_live_run_says_it_is_in_use(two_runs, tmp_path):
     import os
-    from nc2600.host.launcher.rundir import RunFolder
+    from nc2600.host.rundir import RunFolder
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
@@ -241,7 +241,7 @@ def test_instance_play_of_an_empty_params_file_is_one_line(tmp_path):
 
 def test_no_default_video_into_a_live_runs_folder(two_runs, tmp_path):
     import os
-    from nc2600.host.launcher.rundir import RunFolder
+    from nc2600.host.rundir import RunFolder
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
@@ -258,7 +258,7 @@ def test_no_default_video_into_a_live_runs_folder(two_runs, tmp_path):
 
 # -- output folders -----------------------------------------------------------------------
 def test_a_2000_level_out_path_is_created_without_recursion(tmp_path):
-    from nc2600.host.launcher.rundir import RunFolder
+    from nc2600.host.rundir import RunFolder
     deep = tmp_path.joinpath(*["a"] * 2000)
     folder = RunFolder(deep).open_new()
     folder.release()
@@ -275,7 +275,7 @@ def test_a_refused_out_path_leaves_no_folder_it_made(tmp_path):
     out = tmp_path / "a" / "b" / "c" / ("x" * 300)
     one_line_exit_2(nc2600("run", "--out", out, "--population", "4", "--generations", "1"), "--out", "name too long")
     assert list(tmp_path.iterdir()) == []
-    from nc2600.host.launcher.rundir import make_folders
+    from nc2600.host.rundir import make_folders
     with pytest.raises(OSError):
         make_folders(out)
     assert list(tmp_path.iterdir()) == []

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nc2600.host.launcher.backends import make_instance
-from nc2600.host.launcher.env import AleEnv
+from nc2600.host.episodes.env import AleEnv
 
 
 def test_rtl_backend_equals_ale_backend_on_boxing():

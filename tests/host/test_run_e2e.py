@@ -118,8 +118,9 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     single-instance loop with the same policy (float32 and int8)."""
     import ale_py.roms
     from nc2600.hls_models.policy_int8 import quantize
-    from nc2600.host.launcher.local_pool import LocalPoolEvaluator, Job
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.jobs import Job
+    from nc2600.host.launcher.local_pool import LocalPoolEvaluator
+    from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.policy import SlotWeights, init_params
 
     rom = ale_py.roms.get_rom_path("breakout")

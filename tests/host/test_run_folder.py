@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from nc2600.host.launcher.local_pool import segment_names
-from nc2600.host.launcher.rundir import RunFolder
+from nc2600.host.episodes.processes import segment_names
+from nc2600.host.rundir import RunFolder
 
 TINY = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "200",
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "2",

@@ -67,7 +67,7 @@ async def bus_errors(dut):
 
 @cocotb.test()
 async def manual_frame_equals_console_harness(dut):
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.hwtools.console_harness import ConsoleSim
     _, path = resolve_rom(game="boxing")
     rom = open(path, "rb").read()

@@ -56,7 +56,7 @@ def test_bad_rom_size_and_start_without_rom(sim):
 
 
 def _ale_int8_episode(rom, qp, seed, cap):
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.env import AleEnv
     inst = AleEnv(rom, episode_frames=cap)
     stack = np.zeros((4, 84, 84), np.uint8)
     frames = inst.reset(seed, stack)
@@ -76,7 +76,7 @@ def _policy(rom, n_actions, seed, centred=False):
     decisions follow what changes on the screen (random networks are nearly constant in games
     where little of the screen moves, e.g. Pong)."""
     from nc2600.hls_models.policy_int8 import quantize
-    from nc2600.host.launcher.env import AleEnv
+    from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.policy import forward, init_params, unflatten
     inst = AleEnv(rom, episode_frames=400)
     stack = np.zeros((4, 84, 84), np.uint8)
@@ -112,7 +112,7 @@ def _check_episode(game, seed, cap, colour_clocks=3, engine="array"):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision.
     ``engine``: the instance's engine (``"array"``: 16 x 16, the default; ``"lane"``: 16 lanes)."""
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from nc2600.hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
@@ -200,7 +200,7 @@ def test_array_engine_refuses_a_stack_it_cannot_read():
 def test_restored_start_state_reloads_other_parameters():
     """The snapshot holds the engine parameters loaded when it was taken: an episode of another
     network after a restore must reload them (its actions equal ALE's for that network)."""
-    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.host.games import game_info, resolve_rom
     from nc2600.hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game="boxing")
     info = game_info("boxing", rom)
@@ -305,7 +305,7 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
         assert r["frames"] == 40 and r["cpu_s"] > 0
     # the test's own ALE episodes with the network quantised as the command documents it
     from nc2600.hls_models.policy_int8 import quantize
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.host.launcher.run import calibration_observations
     _, rom = resolve_rom(game="boxing")
     qp = quantize(init_params(1, 18), 18, calibration_observations(rom, 4, 40, 0, 32))

@@ -33,7 +33,7 @@ def test_node_windows_are_separate_instances(node):
 
 
 def test_node_second_instance_episode_equals_ale_int8(node):
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.games import resolve_rom
     from nc2600.hwtools.instance_harness import MmioWindow
     from tests.instance.test_instance import _varied_policy
     _, rom = resolve_rom(game="boxing")

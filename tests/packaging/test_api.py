@@ -105,7 +105,7 @@ def test_import_nc2600_registers_the_104_games(code, tmp_path):
 
 def test_registered_ids_are_ale_s_loadable_games():
     from nc2600.host.gym_registration import env_id, game_ids
-    from nc2600.host.verify.games import loadable_games
+    from nc2600.host.games import loadable_games
     assert game_ids() == loadable_games()
     assert env_id("montezuma_revenge") == "nc2600/MontezumaRevenge-v0"
 

@@ -79,7 +79,7 @@ def test_agreement_with_float_network(observations):
                    "93-100 % per game, below the issue's 99 % target (near-tie action values)")
 def test_agreement_target_99():
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.verify.games import game_info
+    from nc2600.host.games import game_info
     for game in ("pong", "breakout", "asteroids", "space_invaders", "journey_escape"):
         n = len(game_info(game).minimal_actions)
         calib, test = record_observations(game, 32, 100), record_observations(game, 300, 7)

@@ -8,8 +8,8 @@ from nc2600.hls_models import palette
 
 
 def _frames(game: str, n: int = 120, seed: int = 5):
-    from nc2600.host.verify.ale_oracle import open_ale
-    from nc2600.host.verify.games import resolve_rom
+    from nc2600.host.episodes.ale_oracle import open_ale
+    from nc2600.host.games import resolve_rom
     _, rom = resolve_rom(game=game)
     ale = open_ale(rom)
     actions = ale.getMinimalActionSet()

@@ -173,7 +173,7 @@ class AleEnv(ProtocolEnv):
     (``cloneState``) and restored for every episode.
 
     Args:
-        rom_path: ROM file (already checked by :func:`nc2600.host.verify.games.resolve_rom`).
+        rom_path: ROM file (already checked by :func:`nc2600.host.games.resolve_rom`).
         frame_skip: emulated frames per decision (>= 1).
         sticky: probability of repeating the previous frame's action, per frame.
         episode_frames: cap on emulated frames per episode.
@@ -182,7 +182,7 @@ class AleEnv(ProtocolEnv):
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         import ale_py
 
-        from nc2600.host.verify.ale_oracle import open_ale
+        from nc2600.host.episodes.ale_oracle import open_ale
         self.ale = ale = open_ale(rom_path, reset=True)
         self._start = ale.cloneState()
         actions = list(ale.getMinimalActionSet())

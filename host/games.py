@@ -132,7 +132,7 @@ class GameInfo:
 def game_info(name: str, rom_path: Path | None = None) -> GameInfo:
     """Load the ROM in ALE once and collect its :class:`GameInfo`."""
     from nc2600.hls_models.cartridge import detect_mapper
-    from nc2600.host.verify.ale_oracle import open_ale
+    from nc2600.host.episodes.ale_oracle import open_ale
     if rom_path is None:
         name, rom_path = resolve_rom(game=name)
     data = Path(rom_path).read_bytes()

@@ -36,7 +36,7 @@ def open_ale(rom_path: str | os.PathLike, *, random_seed: int = RANDOM_SEED, mod
     """An ``ale_py.ALEInterface`` with the project's settings (module docstring) and a ROM loaded.
 
     Args:
-        rom_path: the ROM file, already checked (``nc2600.host.verify.games.resolve_rom``, or
+        rom_path: the ROM file, already checked (``nc2600.host.games.resolve_rom``, or
             ``ale_py.roms.get_rom_path`` of a loadable game): ALE aborts the process on a ROM
             it has no settings for.
         random_seed: ALE's ``random_seed`` (environment RNG), taken modulo 2**31.
