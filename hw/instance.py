@@ -32,7 +32,7 @@ each ``PARAM_DATA`` write steps ``PARAM_ADDR`` to the format's next word of the 
 (:func:`nc2600.hls_models.engines.param_step`).
 
 Register map: the SystemRDL description ``hls_models/registers/nc2600.rdl``
-(:data:`nc2600.hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
+(:data:`nc2600.hls_models.registers.INSTANCE`; page ``docs/hardware/register-map.md``). The register file
 is built from it (:mod:`nc2600.hw.register_file`: every register's width, field positions and reset
 value), the decode takes every address from it, and elaboration fails when the RTL's groups of
 registers (stored, command, read source, memory window) differ from the description's access.

@@ -12,8 +12,10 @@ and ``tests/registers`` fails on any):
   side (PeakRDL-cheader: ``INSTANCE__<REG>__<FIELD>_bm/_bp/_bw/_reset`` and packed structs);
 * ``hls_models/registers/export/instance.xml`` and ``node.xml``: IP-XACT components
   (PeakRDL-ipxact) in IEEE 1685-2009, the SPIRIT schema of the ``component.xml`` files that the
-  Xilinx IP packager reads and writes;
-* ``docs/hardware/registers.md``: the register page (PeakRDL-markdown).
+  Xilinx IP packager reads and writes.
+
+The register page, ``docs/hardware/register-map.md``, is rendered from the Python description
+when the documentation is built (``docs/_ext/nc2600_docs.py``), so it is never stale.
 
 Usage: ``python -m nc2600.hwtools.registers`` (write), ``--check`` (exit 1 and name the stale files).
 A description the compiler rejects raises :class:`RegisterDescriptionError` with the compiler's
@@ -34,7 +36,6 @@ from nc2600.hwtools.cache import PACKAGE_ROOT, REPO_ROOT, NotACheckout, checkout
 RDL = PACKAGE_ROOT / "hls_models" / "registers" / "nc2600.rdl"
 GENERATED_PY = PACKAGE_ROOT / "hls_models" / "registers" / "generated.py"
 EXPORT_DIR = PACKAGE_ROOT / "hls_models" / "registers" / "export"
-DOCS_PAGE = PACKAGE_ROOT / "docs" / "hardware" / "registers.md"
 TOPS = ("instance", "node")          #: the description's top-level address maps
 IPXACT_VENDOR, IPXACT_LIBRARY, IPXACT_VERSION = "nc2600", "nc2600", "0.1"
 
@@ -173,7 +174,6 @@ def python_text(instance: dict, node: dict) -> str:
 def _exports(tmp: Path) -> dict[Path, str]:
     from peakrdl_cheader.exporter import CHeaderExporter
     from peakrdl_ipxact import IPXACTExporter, Standard
-    from peakrdl_markdown import MarkdownExporter
     out: dict[Path, str] = {}
     node = compile_description(RDL, "node")
     inst = compile_description(RDL, "instance")
@@ -184,23 +184,7 @@ def _exports(tmp: Path) -> dict[Path, str]:
                        standard=Standard.IEEE_1685_2009).export(
             root.top, str(tmp / f"{name}.xml"))
         out[EXPORT_DIR / f"{name}.xml"] = (tmp / f"{name}.xml").read_text()
-    MarkdownExporter().export(inst.top, str(tmp / "instance.md"), input_files=["hls_models/registers/nc2600.rdl"])
     n = describe_node(node)
-    page = ("# Register map of the fabric instance and the node\n\n"
-            "Generated from the SystemRDL description `hls_models/registers/nc2600.rdl` by "
-            "`make regs` (`python -m nc2600.hwtools.registers`), which also writes the Python description "
-            "(`hls_models/registers/generated.py`, used by `hw/instance.py`, `hw/node.py` and the "
-            "driver `host/drivers/instance.py`), the C header `hls_models/registers/export/nc2600.h` and the "
-            "IP-XACT components `hls_models/registers/export/{instance,node}.xml` (IEEE 1685-2009). Edit the "
-            "description, never this page.\n\n"
-            f"A node ({n['label']}) holds {n['instances']} instances: instance i at byte address "
-            f"0x{n['offset']:X} + i * 0x{n['stride']:X} (address bit {n['stride'].bit_length() - 1} "
-            "selects the instance), each with the map below.\n\n"
-            "Bus behaviour: a read of a write-only register or of an address with no register "
-            "answers DECERR, and so does a write to a read-only register or to a gap; a command "
-            "the instance cannot run answers SLVERR and sets a sticky error bit in STATUS; bits "
-            "no field covers read 0.\n\n")
-    out[DOCS_PAGE] = page + (tmp / "instance.md").read_text()
     out[GENERATED_PY] = python_text(describe(inst), n)
     return out
 
