@@ -13,7 +13,8 @@ MAX_ACTIONS = 18   #: ALE's full action set
 
 
 def latency(n: int) -> int:
-    """Cycles from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`nc2600.hw.action_select.ActionSelect` with ``n`` lanes.
+    """Cycles from the action-values beat (``action_values.valid``) to ``chosen.valid`` of
+    :class:`nc2600.hw.action_select.ActionSelect` with ``n`` lanes.
 
     One registered tree level per halving: ``ceil(log2 n)``, at least 1 (n = 18 -> 5 cycles).
     """

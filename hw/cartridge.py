@@ -176,7 +176,8 @@ class Cartridge(wiring.Component):
     values): equal to ``"next"`` where no access completes in the clock the ROM is addressed
     and that clock is not the first after reset (whose edge sets the reset bank), as in that
     console (accesses complete in a cycle's colour clock 2, the ROM is addressed in clock 1; the
-    CPU's first read is its reset vector's, from the third clock), and a shorter path from the CPU's address (no access's update logic in front of
+    CPU's first read is its reset vector's, from the third clock), and a shorter path from the CPU's address (no
+    access's update logic in front of
     the ROM's address).
 
     ``rom_read="late"`` (for accesses that complete every third clock and hold the bus for the
@@ -303,7 +304,8 @@ class Cartridge(wiring.Component):
 
         if ahead:
             # the next access's ROM address from the next-state bank, slices and counters (the
-            # registers themselves with rom_read="ahead"): the read port's address a clock ahead (block RAM), its byte read in the access's clock
+            # registers themselves with rom_read="ahead"): the read port's address a clock ahead (block RAM), its
+            # byte read in the access's clock
             # (shortened where equal: the E0 hotspots lie in segment 3, always slice 7, so an
             # access never reads a slice its own switch changes: the slices before it serve; the
             # display byte 8192 + 2047 - count of an 11-bit count is count's complement in bits

@@ -13,7 +13,8 @@ Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its produce
   :class:`nc2600.hw.action_select.ActionSelect`, ``wiring.connect``;
 - the chosen action -> :class:`nc2600.hw.frame_skip.FrameSkip`, which drives the console
   (:data:`nc2600.hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, and the controller
-  inputs :data:`nc2600.hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`nc2600.hw.preprocessor.PreprocessorControlSignature`).
+  inputs :data:`nc2600.hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor
+  (:data:`nc2600.hw.preprocessor.PreprocessorControlSignature`).
 
 The console runs under a clock enable (``EnableInserter``) that the controller holds low
 between frames (at ALE's frame boundary, where the pixel stream is idle), so the episode
@@ -285,7 +286,7 @@ class GameInstance(wiring.Component):
 
     def _host_slave(self, m, b, regs):
         """The AXI4-Lite slave: handshakes, the registered write and read decode, the commands."""
-        console, ctrl, engine = b.console, b.ctrl, b.engine
+        console, engine = b.console, b.engine
         bus = self.bus
         waddr, wdata = Signal(ADDR_WIDTH), Signal(32)
         raddr, rdata = Signal(ADDR_WIDTH), Signal(32)

@@ -53,7 +53,7 @@ from __future__ import annotations
 from functools import lru_cache
 from types import SimpleNamespace
 
-from amaranth import Array, Const, Module, Mux, Signal, signed, unsigned
+from amaranth import Array, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -187,7 +187,7 @@ class PolicyEngine(wiring.Component):
         and the read addresses of the observation, the activation buffers and the weights."""
         L = e.L
         e.issuing = issuing = Signal()          # a read is issued this cycle
-        e.waiting = waiting = Signal()          # between layers: wait for the write-back to finish
+        e.waiting = Signal()                    # between layers: wait for the write-back to finish
         e.layer = layer = Signal(range(4))
         py, px = Signal(range(20)), Signal(range(20))
         e.g = g = Signal(range(max(model.groups(256, L), 2)))

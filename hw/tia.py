@@ -76,7 +76,8 @@ from amaranth.lib.wiring import In, Out
 from nc2600.hw.bus import CpuBusSignature
 from nc2600.hw.interfaces import PaddlesSignature
 
-__all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
+__all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout",
+           "hmove_motion", "POKE_DELAY"]
 
 class TiaWrite(enum.Enum, shape=6):
     """TIA write registers by address (A5..A0), by their names in Stella and the Stella

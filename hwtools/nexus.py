@@ -311,7 +311,8 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     """Place and route one block (top module ``name``, clock ``clk``) on a LIFCL-40; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "carry", "carry_fallback",
-    "router", "router_fallback", "tmg_ripup", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization": {bel: [used, available]}, "tools",
+    "router", "router_fallback", "tmg_ripup", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization":
+    {bel: [used, available]}, "tools",
     "io_wrapper", "seconds", "cached", "fits": True}``; ``critical_path`` as
     :func:`nc2600.hwtools.timing.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
@@ -320,7 +321,8 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     (``router_fallback`` then holds router2's error line), with the same placement seed;
     ``tmg_ripup``: router2 with its timing-driven rip-up (the result's ``tmg_ripup`` says whether
     the router that routed it ran it; the option is part of the cache key, so a router1 result
-    made under it is cached apart from the default flow's). The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
+    made under it is cached apart from the default flow's). The synthesised netlist is cached apart
+    (:func:`synthesise`), so other seeds reuse it.
     A block whose memories cannot fit the LIFCL-40 (:func:`memory_fit`) runs no tool: ``fits`` False,
     ``fmax_mhz`` None, ``reason`` the one-line why. Raises ``ValueError`` for an unknown device or
     carry mode, :class:`RoutingError` (one line) when neither router routes the placed design,
@@ -333,7 +335,8 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
         return {"block": name, "device": device, "label": label(device), "speed": speed, "seed": seed,
                 "freq_mhz": freq_mhz, "tools": _tool_versions(), "fits": False, "reason": fit["reason"],
                 "memory_bits": fit["memory_bits"], "device_ram_bits": fit["device_ram_bits"], "carry": None,
-                "carry_fallback": None, "router": None, "router_fallback": None, "tmg_ripup": False, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
+                "carry_fallback": None, "router": None, "router_fallback": None, "tmg_ripup": False, "ccu2_cells": None,
+                "clock": None, "fmax_mhz": None, "critical_path": None,
                 "utilization": {}, "io_wrapper": None, "seconds": 0.0, "cached": False}
     rep = read_json_entry(cached, _KEYS) if use_cache else None
     if rep is not None:

@@ -108,7 +108,8 @@ ECP5_RAM_BITS = {"ebr": 208 * 18 * 1024, "distributed": 669 * 1024}
 
 #: A memory as Yosys's ``write_verilog`` (Amaranth's backend) declares it: ``reg [w-1:0] name [d-1:0];``,
 #: with the attribute line before it when it is a table for LUT logic (``(* rom_style = "logic" *)``).
-_MEMORY = re.compile(r"^(\s*\(\*[^\n]*rom_style\s*=\s*\"logic\"[^\n]*\*\)\s*\n)?\s*reg\s+(?:\[(\d+):0\]\s+)?(\\\S+|\w+)\s*\[(\d+):0\]\s*;", re.M)
+_MEMORY = re.compile(r"^(\s*\(\*[^\n]*rom_style\s*=\s*\"logic\"[^\n]*\*\)\s*\n)?"
+                     r"\s*reg\s+(?:\[(\d+):0\]\s+)?(\\\S+|\w+)\s*\[(\d+):0\]\s*;", re.M)
 
 _PORT = re.compile(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+)\s*;", re.M)
 

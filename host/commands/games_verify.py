@@ -57,7 +57,8 @@ def run(args) -> int:
     results = []
     show = not args.json
     if show:
-        hdr = f"{'game':<20} {'mode':>4} {'frames':>7} {'episodes':>8} {'game_overs':>10} {'reward_mm':>9} {'terminal_mm':>11} {'lives_mm':>8}"
+        hdr = (f"{'game':<20} {'mode':>4} {'frames':>7} {'episodes':>8} {'game_overs':>10} {'reward_mm':>9} "
+               f"{'terminal_mm':>11} {'lives_mm':>8}")
         print(hdr, flush=True)
 
     def emit(res):

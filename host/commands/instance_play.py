@@ -167,7 +167,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=2000, metavar="F",
-                   help="episode cap, at most the instance's 24-bit EP_FRAMES and at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
+                   help="episode cap, at most the instance's 24-bit EP_FRAMES and at least 35 frames as in nc2600 run "
+                        "(up to 30 no-op frames and FIRE start an episode; "
                         "default 2000: the Verilated instance runs about 12 frames per CPU-second, so a capped "
                         "episode takes about 3 minutes)")
     p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",

@@ -108,7 +108,8 @@ def register(subparsers, groups):
                    help=f"MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default {DEFAULT_LANES}, or "
                         "for a run of the nature network the fewest whose forward pass fits a frame-skip period)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
-                   help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
+                   help="cycles per decision (at least 1: a decision takes time) the console waits for the decision "
+                        "path (default: the engine's cycle "
                         "model of --engine; e.g. the fabric instance's measured preprocessor + inference + action "
                         "select from nc2600 report)")
     m.add_argument("--timing-source", default=None, metavar="TEXT",
@@ -132,7 +133,8 @@ def register(subparsers, groups):
     g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
     g.add_argument("--episodes", type=int_range(1, 1000), default=1, metavar="E", help="training episodes per individual")
-    g.add_argument("--elite-candidates", type=int_range(0, _COUNT), default=10, metavar="K", help="elite candidates re-evaluated per generation")
+    g.add_argument("--elite-candidates", type=int_range(0, _COUNT), default=10, metavar="K",
+                   help="elite candidates re-evaluated per generation")
     g.add_argument("--elite-episodes", type=int_range(0, 1000), default=30, metavar="E",
                    help="re-evaluation episodes per elite candidate (0: no elite phase)")
     g.add_argument("--test-episodes", type=int_range(0, _COUNT), default=0, metavar="E",

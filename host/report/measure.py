@@ -5,7 +5,6 @@ Something that cannot be measured here is recorded as missing with the reason.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,8 @@ from nc2600.host.report.throughput import ACTION_SELECT_LANES, NEXUS_SEEDS, Game
 
 
 def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
-    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`nc2600.hw.action_select.ActionSelect`
+    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of
+    :class:`nc2600.hw.action_select.ActionSelect`
     (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
     from amaranth.sim import Simulator
 

@@ -20,14 +20,16 @@ The report gathers, per game:
   frame, preprocessor wait, inference (engine start->done) and action select per decision, the
   parameter load and the reset replay per episode (16 lanes: the instance harness's build);
 * frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
-  instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
+  instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured
+  by place and route** on an ECP5-85 (a proxy
   device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
   (the result is looked up in its cache; the report never runs place and route itself), and the
   same at the three-colour-clock console's measured Fmax (``console_cc3``: a frame in a third of
   the clocks) with the ratio of the two; the same (and per device: two instances per node, and the
   published fabric's 832 instances all emulating) at each console's Fmax measured by nextpnr-nexus on a
   28 nm LIFCL-40-9 (:data:`PNR_NEXUS`, a second proxy, not the XC7Z045), with the Fmax spread over
-  placer seeds 1-3 when ``nc2600 synth --pnr nexus --pnr-seed S`` has placed them; and for the whole fabric from :func:`nc2600.mesh_sim.project.simulate` (one GA generation of
+  placer seeds 1-3 when ``nc2600 synth --pnr nexus --pnr-seed S`` has placed them; and for the whole fabric from
+  :func:`nc2600.mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling, for
   one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks``) at the same clock.
 
@@ -379,7 +381,7 @@ def compute(inp: Inputs) -> dict:
             figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",
                                MISSING, g.instance_missing or "not measured"))
         else:
-            src = (f"measured: Verilator RTL of the fabric instance (hw/instance.py, "
+            src = ("measured: Verilator RTL of the fabric instance (hw/instance.py, "
                    + (f"array engine {m['array']}" if "array" in m else f"{m['lanes']} lanes") + "), one "
                    f"episode of {m['frames']} frames, {m['decisions']} decisions (episode seed {m['episode_seed']})")
             for key, name, unit in INSTANCE_PHASES:

@@ -26,9 +26,15 @@ def adversarial_vectors(n: int, width: int) -> np.ndarray:
             r[pos] = extreme
             rows.append(r)
     if n >= 2:
-        r = np.full(n, lo); r[0] = r[-1] = hi; rows.append(r)          # tie first and last
-        r = np.full(n, lo); r[-2:] = hi; rows.append(r)               # tie at the high end
-        r = np.full(n, hi); r[0] = lo; rows.append(r)                 # all max but lane 0
+        r = np.full(n, lo)                                             # tie first and last
+        r[0] = r[-1] = hi
+        rows.append(r)
+        r = np.full(n, lo)                                             # tie at the high end
+        r[-2:] = hi
+        rows.append(r)
+        r = np.full(n, hi)                                             # all max but lane 0
+        r[0] = lo
+        rows.append(r)
         rows.append(np.arange(n) % 2 * hi + (1 - np.arange(n) % 2) * lo)  # alternating
         rows.append(np.linspace(lo, hi, n).astype(np.int64))            # increasing
         rows.append(np.linspace(hi, lo, n).astype(np.int64))            # decreasing

@@ -31,8 +31,8 @@ SUPPORT_MODULES = {"nc2600.hw.counters", "nc2600.hw.reproducible", "nc2600.hw.re
 #: block module -> the block modules it is composed of (instantiates)
 COMPOSED_OF = {
     "nc2600.hw.console": {"nc2600.hw.cpu6507", "nc2600.hw.tia", "nc2600.hw.riot", "nc2600.hw.cartridge"},
-    "nc2600.hw.instance": {"nc2600.hw.console", "nc2600.hw.preprocessor", "nc2600.hw.policy_engine", "nc2600.hw.policy_array", "nc2600.hw.action_select",
-                    "nc2600.hw.frame_skip"},
+    "nc2600.hw.instance": {"nc2600.hw.console", "nc2600.hw.preprocessor", "nc2600.hw.policy_engine",
+                           "nc2600.hw.policy_array", "nc2600.hw.action_select", "nc2600.hw.frame_skip"},
     "nc2600.hw.node": {"nc2600.hw.instance"},
 }
 

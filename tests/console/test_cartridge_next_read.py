@@ -1,6 +1,7 @@
 """``Cartridge(rom_read="next")`` (the three-colour-clock console's ROM in block RAM, addressed a clock ahead
 from the next access) and ``Cartridge(rom_read="ahead")`` (the one-colour-clock console's: the same from
-the registers as they are, for accesses that complete every third clock) against ``Cartridge(rom_read="comb")`` (the ROM read combinationally, the form
+the registers as they are, for accesses that complete every third clock) against ``Cartridge(rom_read="comb")`` (the
+ROM read combinationally, the form
 the three-colour-clock console had before and that matched ALE on all 104 games): fed the same
 random access at every clock, and the "next" one the following clock's access on ``next_bus``,
 the read data must be equal at every clock, for every mapper ("ahead": an access every third

@@ -149,7 +149,9 @@ def test_rdy_holds_read_cycles_only():
     ref_trace, ref_final, _ = _simulate(120)
     # the STA $02 write cycle is cycle k: hold RDY low from there for 7 clocks
     write_idx = next(i for i, t in enumerate(ref_trace) if t[0] == 0x02 and t[1] == 0)
-    rdy = lambda clk: int(not (write_idx <= clk < write_idx + 7))
+
+    def rdy(clk):
+        return int(not (write_idx <= clk < write_idx + 7))
     trace, final, _ = _simulate(126, rdy_of=rdy)    # 6 clocks lost: the write did not wait
     assert trace == ref_trace and final == ref_final
     # the write completed at once although RDY was low; the next read waited for RDY

@@ -37,7 +37,8 @@ def test_site_builds_without_warnings(tmp_path):
     for name in names:
         assert f"<p>{name}</p>" in regmap, name
     api = (out / "api.html").read_text(encoding="utf-8")
-    for obj in ("nc2600.hw.instance.GameInstance", "nc2600.host.drivers.instance.InstanceDriver", "nc2600.host.launcher.run.Run", "nc2600.mesh_sim.project.simulate",
+    for obj in ("nc2600.hw.instance.GameInstance", "nc2600.host.drivers.instance.InstanceDriver",
+                "nc2600.host.launcher.run.Run", "nc2600.mesh_sim.project.simulate",
                 "nc2600.hw.interfaces.PixelStreamSignature"):
         assert f'id="{obj}"' in api, obj
 

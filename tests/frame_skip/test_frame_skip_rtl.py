@@ -1,6 +1,7 @@
 """hw/frame_skip.py (Amaranth simulator) against nc2600.hls_models.frame_skip.episode_schedule: the same
 frames (action, push, zero_prev), decisions, frame count and return, with a scripted console
-(a frame = a few clocks, with its at_boundary predicted a clock ahead as a console does), rules (game over at a given frame) and engine (chosen actions)."""
+(a frame = a few clocks, with its at_boundary predicted a clock ahead as a console does), rules (game over at a given
+frame) and engine (chosen actions)."""
 import numpy as np
 import pytest
 from amaranth.sim import Simulator

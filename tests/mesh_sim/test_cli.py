@@ -207,7 +207,7 @@ def test_episode_steps_refused_at_parse_time(capsys, spec, message):
         main(["mesh", "--episode-steps", spec])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and len(err.splitlines()) == 1
-    assert err.startswith(f"nc2600 mesh: error: argument --episode-steps: episode distribution") and message in err
+    assert err.startswith("nc2600 mesh: error: argument --episode-steps: episode distribution") and message in err
 
 
 def test_episode_steps_whole_numbers_in_any_notation(capsys):

@@ -44,8 +44,8 @@ def test_exactly_once_under_random_faults(schedule):
     for seed in range(6):
         wl = small_workload(seed)
         rng = np.random.default_rng(seed)
-        k, l = int(rng.integers(0, 25)), int(rng.integers(0, 40))
-        faults = random_faults(SMALL, k, l, seed, window_s=1.2)
+        k, n_links = int(rng.integers(0, 25)), int(rng.integers(0, 40))
+        faults = random_faults(SMALL, k, n_links, seed, window_s=1.2)
         r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
         check_exactly_once(r, wl)
         assert r["slots_alive_at_end"] <= SMALL.n_slots - 2 * k + 2 * sum(
@@ -59,11 +59,11 @@ def test_exactly_once_hypothesis():
     st = hyp.strategies
 
     @hyp.settings(max_examples=25, deadline=None)
-    @hyp.given(seed=st.integers(0, 10_000), k=st.integers(0, 30), l=st.integers(0, 60),
+    @hyp.given(seed=st.integers(0, 10_000), k=st.integers(0, 30), n_links=st.integers(0, 60),
                schedule=st.sampled_from(["static", "pull", "async"]), window=st.floats(0.05, 2.0))
-    def prop(seed, k, l, schedule, window):
+    def prop(seed, k, n_links, schedule, window):
         wl = small_workload(seed, population=120)
-        faults = random_faults(SMALL, k, l, seed, window_s=window)
+        faults = random_faults(SMALL, k, n_links, seed, window_s=window)
         r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
         if not r["completed"]:
             # the only admissible reason to stop short: the faults cut the host off from every

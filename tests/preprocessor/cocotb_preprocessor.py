@@ -1,7 +1,8 @@
 """cocotb testbench of rtl/preprocessor_cc1.v (NTSC palette, 210 rows) on real ALE frames.
 
 The frames (palette indices) come from the registration's ``prepare`` hook
-(``cocotb_benches.py``) in a ``.npy`` file named by the environment variable ``NC2600_PP_FRAMES``: ``(T, 210, 160)`` uint8; the last frame is pushed.
+(``cocotb_benches.py``) in a ``.npy`` file named by the environment variable ``NC2600_PP_FRAMES``: ``(T, 210, 160)``
+uint8; the last frame is pushed.
 The stack read back through the read port must equal :mod:`nc2600.hls_models.preprocessor`'s, and
 ``obs_valid`` must rise ``LATENCY_CYCLES`` after the last visible pixel.
 Run by ``make sim`` and by ``test_preprocessor_cocotb.py`` through the same registration.

@@ -1,6 +1,7 @@
 """``nc2600.hwtools.timing.yosys_input``: zero-initialised memories handed to Yosys as ``$readmemh``.
 
-Oracles: Amaranth's ``write_verilog`` output (through ``nc2600.hw.reproducible``, as ``make rtl`` writes it) for a small design with one zero-initialised and one
+Oracles: Amaranth's ``write_verilog`` output (through ``nc2600.hw.reproducible``, as ``make rtl`` writes it) for a
+small design with one zero-initialised and one
 non-zero-initialised memory; Yosys's RTLIL of both forms after ``proc; memory_collect`` (the
 ``$mem_v2`` cells' SIZE, WIDTH and INIT parameters must match, INIT all zeros); and the committed
 ``rtl/`` files, whose zero loops are counted independently (one ``integer <mem>__i;`` per loop).
