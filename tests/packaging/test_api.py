@@ -34,9 +34,9 @@ def _python(code: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedP
                           timeout=timeout)
 
 
-def _nc2600(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _nc2600(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "nc2600.host.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+                          cwd=cwd, timeout=timeout)
 
 
 def _api_objects(page: str) -> set[str]:
@@ -181,7 +181,7 @@ def test_instance_plays_as_instance_play(tmp_path):
         ep = inst.play(result.best_params, episode_seed=0)
         assert inst.driver is inst.runner.d
     proc = _nc2600("instance-play", "--game", "pong", "--params", str(tmp_path / "r" / "best_params.npy"),
-                   "--episodes", "1", "--episode-frames", "100", "--json", cwd=tmp_path)
+                   "--episodes", "1", "--episode-frames", "100", "--json", cwd=tmp_path, timeout=1800)
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout.splitlines()[0])
     assert (ep.episode_return, ep.frames, ep.decisions) == (rec["return"], rec["frames"], rec["decisions"])
