@@ -49,6 +49,7 @@ import os
 import secrets
 import signal
 import time
+import zlib
 from dataclasses import dataclass
 from multiprocessing import shared_memory
 from typing import Callable, Iterable
@@ -71,12 +72,21 @@ class Job:
 
 @dataclass
 class EpisodeResult:
-    """Outcome of one :class:`Job`: raw return, emulated frames (reset included), decisions."""
+    """Outcome of one :class:`Job`: raw return, emulated frames (reset included), decisions, and
+    ``actions_crc32``: :func:`actions_crc32` of the episode's actions (0 where not recorded)."""
     job: Job
     episode_return: float
     frames: int
     steps: int
     reset_frames: int
+    actions_crc32: int = 0
+
+
+def actions_crc32(actions: Iterable[int], crc: int = 0) -> int:
+    """CRC-32 (:func:`zlib.crc32`) of action indices (into the game's minimal action set), one
+    byte each in decision order, continuing from ``crc``: a per-episode digest of the decisions,
+    so that two paths with equal returns and frames can also be shown to have decided alike."""
+    return zlib.crc32(bytes(int(a) for a in actions), int(crc))
 
 
 SEGMENT_PREFIX = "nc2600-"
@@ -253,7 +263,8 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     Messages from the parent: ``("job", job_id, episode_seed, params)``, ``("cancel",)``
     (drop every running and queued job, answer ``("cancelled", frames)`` with the frames the
     dropped episodes had emulated) and ``None`` (exit). To the parent: ``("ready", n_actions,
-    screen_shape, blas_threads)`` once, then ``("done", job_id, return, frames, steps, reset_frames)`` per
+    screen_shape, blas_threads)`` once, then ``("done", job_id, return, frames, steps, reset_frames,
+    actions_crc32)`` per
     finished episode, or ``("error", text)`` when a job cannot run (the worker then exits).
     """
     from collections import deque
@@ -284,6 +295,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
         frames = np.zeros(n_slots, np.int64)
         steps = np.zeros(n_slots, np.int64)
         reset_frames = np.zeros(n_slots, np.int64)
+        crc = [0] * n_slots
         running = np.zeros(n_slots, bool)
         actions = np.zeros(n_slots, np.int64)
         queue: deque = deque()
@@ -294,7 +306,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
 
         def finish(s: int) -> None:
             running[s] = False
-            conn.send(("done", job_id[s], float(ret[s]), int(frames[s]), int(steps[s]), int(reset_frames[s])))
+            conn.send(("done", job_id[s], float(ret[s]), int(frames[s]), int(steps[s]), int(reset_frames[s]), crc[s]))
             job_id[s] = None
 
         while True:
@@ -336,7 +348,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
                 load_s += clock() - tl
                 job_id[s] = jid
                 frames[s] = reset_frames[s] = envs[s].reset(int(seed))
-                ret[s], steps[s] = 0.0, 0
+                ret[s], steps[s], crc[s] = 0.0, 0, 0
                 running[s] = True
                 if envs[s].over:
                     finish(int(s))
@@ -355,6 +367,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
             stepped = []
             for s in np.flatnonzero(running):
                 r, f, over = envs[s].step(int(actions[s]))
+                crc[s] = zlib.crc32(bytes((int(actions[s]),)), crc[s])
                 ret[s] += r
                 frames[s] += f
                 steps[s] += 1
@@ -500,8 +513,8 @@ class LocalPoolEvaluator:
                 msg = self._recv(w)
                 if msg[0] == "error":
                     raise RuntimeError(f"worker process {w}: {msg[1]}")
-                _, j, ret, frames, steps, reset_frames = msg
-                res = EpisodeResult(taken[j], ret, frames, steps, reset_frames)
+                _, j, ret, frames, steps, reset_frames, crc = msg
+                res = EpisodeResult(taken[j], ret, frames, steps, reset_frames, crc)
                 results[j] = res
                 outstanding[w] -= 1
                 if on_result is not None:
