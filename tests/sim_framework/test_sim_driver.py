@@ -14,13 +14,12 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import cocotb_tools.runner  # noqa: F401  (a pinned dependency: a broken install fails here)
 import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FIXTURES = HERE / "fixtures"
-
-pytest.importorskip("cocotb_tools.runner")
 
 
 def run_sim(*args: str, out: Path) -> subprocess.CompletedProcess:
