@@ -139,6 +139,32 @@ def _check_episode(game, seed, cap, colour_clocks=3, engine="array"):
     return eps[0]
 
 
+def _check_one_episode(game, seed, cap):
+    """One episode (start state replayed) on the default instance equal to ALE int8 decision by
+    decision; returns it and ALE's return."""
+    from nc2600.host.verify.games import game_info, resolve_rom
+    from nc2600.hwtools.instance_harness import InstanceSim
+    _, rom = resolve_rom(game=game)
+    info = game_info(game, rom)
+    runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display)), game, rom,
+                                   episode_frames=cap)
+    qp, (ref_actions, ref_ret, ref_frames) = _varied_policy(rom, len(runner.ids), seed, cap)
+    ep = runner.run(seed, qp, record_actions=True)
+    assert (ep.actions, ep.episode_return, ep.frames, ep.decisions) == \
+        (ref_actions, ref_ret, ref_frames, len(ref_actions))
+    return ep, ref_ret
+
+
+@pytest.mark.parametrize("game,seed,cap", [
+    ("pong", 5, 120),          # paddles (swapped, right port)
+    ("hero", 4, 120),          # F8 bank switching, 18 actions
+])
+def test_one_episode_equals_ale_int8_paddles_and_bank_switching(game, seed, cap):
+    """One short episode each of a paddle game and a bank-switched one on the default instance
+    (the build the Boxing episodes use): every decision, the return and the frames."""
+    _check_one_episode(game, seed, cap)
+
+
 def _check_array_cycles(ep):
     """Each decision's inference phase (engine start to done) is the array engine's model cycles,
     nc2600.hls_models.policy_array.engine_cycles (11,655 for 18 actions), and with action select's 5 the
