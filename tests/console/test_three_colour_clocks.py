@@ -43,7 +43,7 @@ ROTATION = _rotation()
 @pytest.mark.parametrize("game", ROTATION)
 def test_three_colour_clock_console_lockstep_exact_rotating(game):
     """500 frames of this commit's rotating games (``NC2600_ROTATION=N`` picks group N)."""
-    assert len(ROTATION) == 3
+    assert 2 <= len(ROTATION) <= 3                  # 92 games in 31 groups: 30 of 3, one of 2
     r = lockstep_game(game, 500, seed=0, actions="random", stop_at_mismatch=True, colour_clocks=3)
     assert r["frames_compared"] == 500, r
     assert r["first_ram_mismatch_frame"] is None and r["first_screen_mismatch_frame"] is None, r
