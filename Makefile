@@ -12,8 +12,10 @@ export VERILATOR_ROOT
 
 PYTEST_ARGS ?=
 RUN_ARGS ?=
+SIM_ARGS ?=
+TEST_FULL_RECORD ?= docs/results/reliability.jsonl
 
-.PHONY: all install run test test-slow sim sim-full rtl regs bench docs results clean help
+.PHONY: all install run test test-slow test-full sim sim-full rtl regs bench docs results clean help
 all: test
 
 help:
@@ -22,6 +24,7 @@ help:
 	@echo "make install create .venv and install every extra at the versions of constraints.txt (done by every target)"
 	@echo "make sim     hardware regression (cocotb + Verilator); make sim-full: exhaustive sets"
 	@echo "make test-slow  the exhaustive pytest sets (-m slow)"
+	@echo "make test-full  test-slow and sim in one run, its summary appended to $(TEST_FULL_RECORD)"
 	@echo "make clean   remove build caches"
 	@echo "make rtl     regenerate rtl/ from hw/ (byte for byte reproducible)"
 	@echo "make regs    regenerate everything that follows from the register description"
@@ -50,6 +53,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m pytest -q -m slow $(PYTEST_ARGS)
+
+test-full: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m tests.full_run --record $(TEST_FULL_RECORD) \
+		--pytest-args "$(PYTEST_ARGS)" --sim-args "$(SIM_ARGS)"
 
 rtl: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m nc2600.hwtools.generate rtl

@@ -171,7 +171,7 @@ class Cartridge(wiring.Component):
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
 
-    ``rom_read="ahead"`` (the one-colour-clock console's): the same, with the ROM address formed
+    ``rom_read="ahead"`` (no console's; the one-colour-clock console reads ``"late"``): the same, with the ROM address formed
     from the bank, slices and DPC counters as they are (the registers, not their next-state
     values): equal to ``"next"`` where no access completes in the clock the ROM is addressed
     and that clock is not the first after reset (whose edge sets the reset bank), as in that

@@ -30,9 +30,12 @@ from .workload import EpisodeDistribution, load_run, synthetic_workload
 #: Published throughput figures (arXiv 2005.04536), frames/s.
 PUBLISHED_HEADLINE_FPS = 1.2e6
 PUBLISHED_SUSTAINED_FPS = (0.56e6, 0.67e6)
-#: Calibration bands the model must land in (tests/mesh_sim/test_calibration.py).
-HEADLINE_BAND = (0.9e6, 1.5e6)
-SUSTAINED_BAND = (0.4e6, 0.8e6)
+#: Calibration bands the model must land in (tests/mesh_sim/test_calibration.py): the headline
+#: within 5 % of the published "about 1.2 M frames/s" (a figure of two significant digits), the
+#: sustained within the published 0.56-0.67 M frames/s; either band is left by the model's
+#: headline drifting 10 % either way, or its sustained figure drifting 10 % down.
+HEADLINE_BAND = (1.14e6, 1.26e6)
+SUSTAINED_BAND = PUBLISHED_SUSTAINED_FPS
 
 
 @dataclass(frozen=True)

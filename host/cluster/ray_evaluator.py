@@ -109,7 +109,7 @@ class NodeEvaluator:
 
     def evaluate(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
-        ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
+        ``seeds[j]``. Returns ``(n, 5)`` float64 (return, frames, steps, reset frames, actions CRC-32) and the
         seconds this node spent on the chunk."""
         from nc2600.host.episodes.jobs import Job, WorkerDied
         t0 = time.perf_counter()
@@ -122,7 +122,7 @@ class NodeEvaluator:
             # an emulator process of this node died: exit so that Ray restarts this actor and
             # runs the chunk again (the driver never sees a partial chunk)
             os._exit(75)
-        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
+        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames, r.actions_crc32] for r in results], np.float64)
         return table, time.perf_counter() - t0
 
     def _genome_spec_checked(self) -> dict:
@@ -376,7 +376,7 @@ class RayEvaluator:
             out, seconds = out
             node_s[i] += seconds
             for j, row in zip(range(a, b), out):
-                res = EpisodeResult(jobs[j], float(row[0]), int(row[1]), int(row[2]), int(row[3]))
+                res = EpisodeResult(jobs[j], float(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]))
                 results[j] = res
                 if on_result is not None:
                     on_result(res)

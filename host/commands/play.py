@@ -93,7 +93,7 @@ def main(args) -> int:
 
     def on_result(r) -> None:
         row = {"episode": r.job.tag, "seed": r.job.episode_seed, "return": r.episode_return,
-               "frames": r.frames, "steps": r.steps}
+               "frames": r.frames, "steps": r.steps, "actions_crc32": r.actions_crc32}
         if args.json:
             print(json.dumps(row), flush=True)
         else:

@@ -495,7 +495,7 @@ def _fabric_worker_run(item):
     key = policy_key(policy)
     if _WORKER.get("key") == key:
         policy = runner._loaded          # the same parameters are in the engine already
-    ep = runner.run(seed, policy)
+    ep = runner.run(seed, policy, record_actions=True)
     _WORKER["key"] = key
     return index, ep
 
@@ -533,7 +533,7 @@ class FabricEvaluator:
     def evaluate(self, jobs, params_for, on_result=None):
         """Run every job's episode; results (:class:`nc2600.host.episodes.jobs.EpisodeResult`) in job order.
         ``params_for(individual)`` must give a :class:`nc2600.hls_models.policy_int8.QuantizedPolicy`."""
-        from nc2600.host.episodes.jobs import EpisodeResult
+        from nc2600.host.episodes.jobs import EpisodeResult, actions_crc32
         jobs = list(jobs)
         items = [(i, int(j.episode_seed), params_for(j.individual)) for i, j in enumerate(jobs)]
         results = [None] * len(jobs)
@@ -543,7 +543,8 @@ class FabricEvaluator:
                 from nc2600.host.games import game_info
                 fire = 1 in [int(a) for a in game_info(self.game, self.rom_path).minimal_actions]
             start = noop_frames(jobs[i].episode_seed) + (self.frame_skip if fire else 0)
-            res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames))
+            res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames),
+                                actions_crc32(ep.actions))
             results[i] = res
             if on_result is not None:
                 on_result(res)

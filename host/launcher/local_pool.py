@@ -56,7 +56,7 @@ import numpy as np
 
 from nc2600.hls_models import preprocessor
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied
+from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied, actions_crc32
 from nc2600.host.episodes.processes import SEGMENT_PREFIX, SHM_DIR, remove_stale_segments, signal_when_parent_ends
 from nc2600.host.errors import stop_signals_held
 from nc2600.host.launcher.policy import make_slot_weights
@@ -168,7 +168,8 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     Messages from the parent: ``("job", job_id, episode_seed, params)``, ``("cancel",)``
     (drop every running and queued job, answer ``("cancelled", frames)`` with the frames the
     dropped episodes had emulated) and ``None`` (exit). To the parent: ``("ready", n_actions,
-    screen_shape, blas_threads)`` once, then ``("done", job_id, return, frames, steps, reset_frames)`` per
+    screen_shape, blas_threads)`` once, then ``("done", job_id, return, frames, steps, reset_frames,
+    actions_crc32)`` per
     finished episode, or ``("error", text)`` when a job cannot run (the worker then exits).
     """
     from collections import deque
@@ -199,6 +200,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
         frames = np.zeros(n_slots, np.int64)
         steps = np.zeros(n_slots, np.int64)
         reset_frames = np.zeros(n_slots, np.int64)
+        crc = [0] * n_slots
         running = np.zeros(n_slots, bool)
         actions = np.zeros(n_slots, np.int64)
         queue: deque = deque()
@@ -209,7 +211,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
 
         def finish(s: int) -> None:
             running[s] = False
-            conn.send(("done", job_id[s], float(ret[s]), int(frames[s]), int(steps[s]), int(reset_frames[s])))
+            conn.send(("done", job_id[s], float(ret[s]), int(frames[s]), int(steps[s]), int(reset_frames[s]), crc[s]))
             job_id[s] = None
 
         while True:
@@ -251,7 +253,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
                 load_s += clock() - tl
                 job_id[s] = jid
                 frames[s] = reset_frames[s] = envs[s].reset(int(seed))
-                ret[s], steps[s] = 0.0, 0
+                ret[s], steps[s], crc[s] = 0.0, 0, 0
                 running[s] = True
                 if envs[s].over:
                     finish(int(s))
@@ -270,6 +272,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
             stepped = []
             for s in np.flatnonzero(running):
                 r, f, over = envs[s].step(int(actions[s]))
+                crc[s] = zlib.crc32(bytes((int(actions[s]),)), crc[s])
                 ret[s] += r
                 frames[s] += f
                 steps[s] += 1
@@ -300,7 +303,7 @@ class LocalPoolEvaluator:
         rom_path: ROM file.
         n_workers: worker processes ``W`` (>= 1).
         envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
-        frame_skip, sticky, episode_frames: the instance protocol (:mod:`nc2600.host.launcher.env`).
+        frame_skip, sticky, episode_frames: the instance protocol (:mod:`nc2600.host.episodes.env`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`nc2600.host.launcher.backends.make_instance`.
         policy: ``"float"`` (:func:`nc2600.host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
             vectors) or ``"int8"`` (:func:`nc2600.host.launcher.policy_int8.make_int8_slots`, bit-exact with the
@@ -415,8 +418,8 @@ class LocalPoolEvaluator:
                 msg = self._recv(w)
                 if msg[0] == "error":
                     raise RuntimeError(f"worker process {w}: {msg[1]}")
-                _, j, ret, frames, steps, reset_frames = msg
-                res = EpisodeResult(taken[j], ret, frames, steps, reset_frames)
+                _, j, ret, frames, steps, reset_frames, crc = msg
+                res = EpisodeResult(taken[j], ret, frames, steps, reset_frames, crc)
                 results[j] = res
                 outstanding[w] -= 1
                 if on_result is not None:

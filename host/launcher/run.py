@@ -9,7 +9,8 @@ Run directory contents (all written atomically: temp file, then rename):
 - ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
-  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
+  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim), ``actions_crc32`` (CRC-32 of the
+  episode's action indices, one byte each: :func:`nc2600.host.launcher.local_pool.actions_crc32`);
 - ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
   checkpointed generation (:mod:`nc2600.host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
@@ -201,7 +202,8 @@ class Run:
             self.frames += r.frames
             lines.append(json.dumps({"generation": self.algo.generation, "individual": i, "episode": e,
                                      "kind": kind, "frames": r.frames, "steps": r.steps,
-                                     "return": r.episode_return, "reset_frames": r.reset_frames}))
+                                     "return": r.episode_return, "reset_frames": r.reset_frames,
+                                     "actions_crc32": r.actions_crc32}))
         self._pending_episodes.extend(lines)
         return returns
 

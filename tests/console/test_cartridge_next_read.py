@@ -1,15 +1,20 @@
-"""``Cartridge(rom_read="next")`` (the three-colour-clock console's ROM in block RAM, addressed a clock ahead
-from the next access) and ``Cartridge(rom_read="ahead")`` (the one-colour-clock console's: the same from
-the registers as they are, for accesses that complete every third clock) against ``Cartridge(rom_read="comb")`` (the
-ROM read combinationally, the form
-the three-colour-clock console had before and that matched ALE on all 104 games): fed the same
-random access at every clock, and the "next" one the following clock's access on ``next_bus``,
-the read data must be equal at every clock, for every mapper ("ahead": an access every third
-clock, on the bus for three clocks from its last, the strobe's, as the one-colour-clock console's
-bus registers hold it, and on ``next_bus`` from the clock before that). The accesses are biased to what the
-next-access rules must get right and programs rarely do: bank and E0 hotspots (read and written,
-dummy or not), DPC fetcher reads of the same fetcher in consecutive clocks, DPC counter writes
-right before a display read, SuperChip RAM writes and reads, FE's A13.
+"""The cartridge's block-RAM ROM reads against ``Cartridge(rom_read="comb")`` (the ROM read
+combinationally, the reference form that matched ALE on all 104 games), fed the same random
+access at every clock:
+
+- ``rom_read="next"`` (the three-colour-clock console's: the ROM addressed a clock ahead from the
+  next access on ``next_bus``): the read data equal at every clock, for every mapper;
+- ``rom_read="late"`` (the one-colour-clock console's: an access every third clock, held on the
+  bus for the clock after it, its byte read from the block RAM in that clock): equal one clock
+  later;
+- ``rom_read="ahead"`` (no console's: the ROM addressed from the bank registers as they are, for
+  accesses that complete every third clock, on ``next_bus`` from the clock before): equal at
+  every clock.
+
+The accesses are biased to what the next-access rules must get right and programs rarely do:
+bank and E0 hotspots (read and written, dummy or not), DPC fetcher reads of the same fetcher in
+consecutive clocks, DPC counter writes right before a display read, SuperChip RAM writes and
+reads, FE's A13.
 
 Amaranth's simulator runs both cartridges; the ROM image is set in their memories directly (the
 host port's load is :mod:`nc2600.hwtools.console_harness`'s, tested with the console).

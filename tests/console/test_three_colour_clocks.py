@@ -29,6 +29,26 @@ CASES = [
 ]
 
 
+def _rotation() -> list[str]:
+    """This commit's 3 of the 92 games outside :data:`CASES` (tests/rotation.py: all of them in 31
+    commits' groups)."""
+    from nc2600.hls_models.game_rules import load_rules
+    from tests.rotation import rotating_subset
+    return rotating_subset(sorted(set(load_rules()) - {c[0] for c in CASES}), 3, salt="three_colour_clocks")
+
+
+ROTATION = _rotation()
+
+
+@pytest.mark.parametrize("game", ROTATION)
+def test_three_colour_clock_console_lockstep_exact_rotating(game):
+    """500 frames of this commit's rotating games (``NC2600_ROTATION=N`` picks group N)."""
+    assert 2 <= len(ROTATION) <= 3                  # 92 games in 31 groups: 30 of 3, one of 2
+    r = lockstep_game(game, 500, seed=0, actions="random", stop_at_mismatch=True, colour_clocks=3)
+    assert r["frames_compared"] == 500, r
+    assert r["first_ram_mismatch_frame"] is None and r["first_screen_mismatch_frame"] is None, r
+
+
 @pytest.mark.parametrize("game,frames,why", CASES, ids=[c[0] for c in CASES])
 def test_three_colour_clock_console_lockstep_exact(game, frames, why):
     r = lockstep_game(game, frames, seed=0, actions="random", stop_at_mismatch=True,

@@ -7,6 +7,11 @@ import pytest
 
 from nc2600.hls_models.game_rules import load_rules
 from nc2600.host.verify.games_verify import CI_SAMPLE, verify_game
+from tests.rotation import rotating_subset
+
+#: this commit's 8 of the games outside the CI sample (tests/rotation.py: every game in 13 commits'
+#: groups), checked as the slow sweep checks every game
+ROTATION = rotating_subset(sorted(set(load_rules()) - set(CI_SAMPLE)), 8, salt="game_rules")
 
 
 def _nc2600(*args):
@@ -17,6 +22,17 @@ def _nc2600(*args):
 def test_sample_game_matches_ale_every_frame(game):
     res = verify_game(load_rules()[game], frames=3000, seed=1, max_episode_frames=1500)
     assert res["episodes"] >= 2
+    assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
+
+
+def test_the_rotation_is_eight_games_outside_the_sample():
+    assert len(load_rules()) == 104 and 7 <= len(ROTATION) <= 8 and not set(ROTATION) & set(CI_SAMPLE)
+
+
+@pytest.mark.parametrize("game", ROTATION)
+def test_rotating_games_match_ale_for_20000_frames(game):
+    """This commit's group of the sweep below (``NC2600_ROTATION=N`` picks group N)."""
+    res = verify_game(load_rules()[game], frames=20000, seed=0, max_episode_frames=18000)
     assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
 
 

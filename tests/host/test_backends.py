@@ -6,10 +6,16 @@ plays the game and the numpy models (float32, or the bit-exact int8 model) choos
 The ``rtl`` backend runs the same models on the Verilated console (bit-exact with ALE 0.12 on the
 games it supports), the ``fabric`` backend the int8 model's RTL inside the Verilated instance,
 and ``--cluster ray`` the same evaluators on Ray's nodes; so every episode (return, frames,
-decisions, reset frames, in the same order) must be identical. Runs go through the CLI in
-processes of their own (a process connected to Ray must not fork evaluator workers).
+decisions, reset frames, the CRC-32 of every decision's action, in the same order) must be
+identical. Runs go through the CLI in processes of their own (a process connected to Ray must not
+fork evaluator workers).
 
-Cost: Boxing, population 3, 60-frame episodes, one worker. CI runs the registry check and
+The configuration is one where the episodes differ: Space Invaders, seed 5, a 300-frame cap,
+where ALE's returns are 5, 0, 5, 5, 5 (int8) and 10, 0, 5, 5, 10 (float32) and every individual
+decides differently; a console, rule or policy fault shows in the returns or the actions' CRC-32
+(a configuration where every episode scores 0 and runs to the cap compares only seeds).
+
+Cost: Space Invaders, population 3, 300-frame episodes, one worker. CI runs the registry check and
 ``rtl``/``local``/``int8`` (about a minute on two busy cores); the other combinations are marked
 slow (``fabric``: about 4 minutes there, most of it the instance's first build and ALE's reset
 sequence replayed; ``ray``: an embedded Ray each): ``pytest -m slow tests/host/test_backends.py``.
@@ -26,8 +32,8 @@ from nc2600.host.launcher.evaluation import BACKENDS, CLUSTERS, check_backend, c
 from nc2600.host.launcher.run import RunConfig
 
 REPO = Path(__file__).resolve().parents[2]
-TINY = ["--game", "boxing", "--population", "3", "--generations", "1", "--truncation", "2",
-        "--episode-frames", "60", "--elite-candidates", "1", "--elite-episodes", "1", "--test-episodes", "1",
+TINY = ["--game", "space_invaders", "--population", "3", "--generations", "1", "--truncation", "2",
+        "--episode-frames", "300", "--elite-candidates", "1", "--elite-episodes", "1", "--test-episodes", "1",
         "--workers", "1", "--envs-per-block", "1", "--noise-table-size", str(1 << 21), "--seed", "5",
         "--no-video", "--progress", "lines"]
 
@@ -53,7 +59,7 @@ def _episodes(tmp: Path, backend: str, cluster: str, policy: str) -> list[tuple]
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
     return [(e["generation"], e["kind"], e["individual"], e["episode"], e["return"], e["frames"], e["steps"],
-             e["reset_frames"]) for e in lines]
+             e["reset_frames"], e["actions_crc32"]) for e in lines]
 
 
 @pytest.fixture(scope="module")
@@ -89,4 +95,7 @@ def test_one_generation_equals_ale_local(backend, cluster, policy, ale_local, tm
     # 3 training episodes, 1 elite episode, 1 test episode, each played (not empty)
     assert [e[1] for e in ref].count("train") == 3 and len(ref) == 5
     assert all(e[5] > 0 and e[6] > 0 for e in ref)
+    # worth comparing: the returns differ between episodes, and so do the training individuals' actions
+    assert len({e[4] for e in ref}) > 1, ref
+    assert len({e[8] for e in ref if e[1] == "train"}) == 3, ref
     assert _episodes(tmp_path, backend, cluster, policy) == ref

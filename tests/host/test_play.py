@@ -1,5 +1,8 @@
-"""``nc2600 play --run DIR``: scores equal a plain single-instance rollout of the saved agent,
-videos at the console's real frame rate."""
+"""``nc2600 play --run DIR``: scores and actions (their CRC-32) equal a plain single-instance
+rollout of the saved agent, videos at the console's real frame rate.
+
+Space Invaders with a 300-frame cap: the episodes score and differ (a cap where every episode
+scores 0 would compare only the cap)."""
 import json
 import subprocess
 import sys
@@ -9,7 +12,8 @@ import pytest
 
 from nc2600.host.launcher.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
 
-TINY = ["--game", "breakout", "--population", "4", "--generations", "1", "--episode-frames", "200",
+GAME, N_ACTIONS, CAP = "space_invaders", 6, 300
+TINY = ["--game", GAME, "--population", "4", "--generations", "1", "--episode-frames", str(CAP),
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "1", "--envs-per-block", "2",
         "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1",
         "--no-video", "--seed", "5"]
@@ -27,21 +31,29 @@ def run_dir(tmp_path_factory):
     return out
 
 
-def rollout(params: np.ndarray, seed: int, episode_frames: int = 200) -> float:
-    """Independent oracle: one AleEnv and one float policy, step by step."""
+def _crc(actions) -> int:
+    import zlib
+    return zlib.crc32(bytes(actions))
+
+
+def rollout(params: np.ndarray, seed: int, episode_frames: int = CAP, act=None) -> tuple[float, int]:
+    """Independent oracle: one AleEnv and one float policy (or ``act(stack)``), step by step;
+    the return and the CRC-32 of the actions (one byte each)."""
     import ale_py.roms
     from nc2600.host.episodes.env import AleEnv
     from nc2600.host.launcher.policy import n_params, forward_reference
-    inst = AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
-    assert params.size == n_params(inst.n_actions)
+    inst = AleEnv(ale_py.roms.get_rom_path(GAME), 4, 0.0, episode_frames)
+    if act is None:
+        assert params.size == n_params(inst.n_actions)
+        act = lambda stack: int(np.argmax(forward_reference(stack, params, inst.n_actions)))  # noqa: E731
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(seed, stack)
-    total, over = 0.0, inst.over
+    total, over, actions = 0.0, inst.over, []
     while not over:
-        q = forward_reference(stack, params, inst.n_actions)
-        r, _, over = inst.step(int(np.argmax(q)), stack)
+        actions.append(act(stack))
+        r, _, over = inst.step(actions[-1], stack)
         total += r
-    return total
+    return total, _crc(actions)
 
 
 def test_real_frame_rates_and_gif_delays():
@@ -64,13 +76,14 @@ def test_play_scores_equal_a_plain_rollout_and_video_is_real_time(run_dir, tmp_p
     seeds = episode_seeds(11, 3)
     params = np.load(run_dir / "best_params.npy")
     assert [e["seed"] for e in episodes] == seeds.tolist()
-    assert [e["return"] for e in episodes] == [rollout(params, int(s)) for s in seeds]
+    assert [(e["return"], e["actions_crc32"]) for e in episodes] == [rollout(params, int(s)) for s in seeds]
+    assert len({e["return"] for e in episodes}) > 1, episodes        # worth comparing: the episodes differ
     assert summary["mean"] == pytest.approx(np.mean([e["return"] for e in episodes]))
     import imageio.v3 as iio
     meta = iio.immeta(video)
     assert meta["fps"] == pytest.approx(NTSC_FPS, abs=0.01) and meta["size"] == (640, 420)
-    assert summary["video"]["video_frames"] == episodes[0]["frames"] == 200
-    assert summary["video"]["seconds"] == pytest.approx(200 / NTSC_FPS)
+    assert summary["video"]["video_frames"] == episodes[0]["frames"] == CAP
+    assert summary["video"]["seconds"] == pytest.approx(CAP / NTSC_FPS)
 
 
 def test_play_checkpointed_individual_and_gif(run_dir, tmp_path):
@@ -81,15 +94,15 @@ def test_play_checkpointed_individual_and_gif(run_dir, tmp_path):
     row = json.loads(proc.stdout.splitlines()[0])
     with np.load(run_dir / "checkpoint.npz") as z:
         genome = json.loads(bytes(z["meta"]).decode())["algo"]["genomes"][2]
-    params = genome_params(genome, 4, 0.002, NoiseTable(1 << 20, 123))
-    assert row["return"] == rollout(params, int(episode_seeds(0, 1)[0]))
+    params = genome_params(genome, N_ACTIONS, 0.002, NoiseTable(1 << 20, 123))
+    assert (row["return"], row["actions_crc32"]) == rollout(params, int(episode_seeds(0, 1)[0]))
     from PIL import Image
     im = Image.open(tmp_path / "i2.gif")
     total = 0
     for i in range(im.n_frames):
         im.seek(i)
         total += im.info["duration"]
-    assert total == 10 * round(200 / NTSC_FPS * 100)
+    assert total == 10 * round(CAP / NTSC_FPS * 100)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -110,9 +123,8 @@ def test_play_without_a_run(tmp_path):
 
 def test_play_under_the_other_arithmetic(run_dir):
     """``--policy int8`` re-evaluates a float-trained elite as the fabric would run it: scores
-    equal a plain rollout of the numpy int8 model quantised with the run's calibration set."""
-    import ale_py.roms
-    from nc2600.host.episodes.env import AleEnv
+    equal a plain rollout of the numpy int8 model quantised with the run's calibration set, action
+    for action."""
     from nc2600.host.launcher.play import load_agent, policy_for
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "2", "--seed", "3", "--policy", "int8",
                   "--no-video", "--json")
@@ -123,16 +135,10 @@ def test_play_under_the_other_arithmetic(run_dir):
     agent = load_agent(run_dir)
     agent.cfg.policy = "int8"
     qp = policy_for(agent, agent.params)
-    inst = AleEnv(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 200)
-    stack = np.zeros((4, 84, 84), np.uint8)
-    for row, seed in zip(sorted((x for x in lines if "episode" in x), key=lambda x: x["episode"]),
-                         episode_seeds(3, 2)):
-        inst.reset(int(seed), stack)
-        total, over = 0.0, inst.over
-        while not over:
-            r, _, over = inst.step(int(qp.act(stack[None])[0]), stack)
-            total += r
-        assert row["return"] == total
+    rows = sorted((x for x in lines if "episode" in x), key=lambda x: x["episode"])
+    assert len(rows) == 2
+    for row, seed in zip(rows, episode_seeds(3, 2)):
+        assert (row["return"], row["actions_crc32"]) == rollout(None, int(seed), act=lambda s: int(qp.act(s[None])[0]))
 
 
 def test_play_video_fifo_refused_not_replaced(run_dir, tmp_path):

@@ -276,7 +276,7 @@ def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
     """ray.init installs its own SIGTERM handler (``sys.exit(15)``): a SIGTERM during Ray's start
     surfaces as SystemExit(15) there; connect() turns it into nc2600's stop (Terminated: exit 130
     and the SIGTERM line) and puts nc2600's handlers back."""
-    ray = pytest.importorskip("ray")
+    import ray
     import nc2600.host.cluster.ray_cluster as cluster
     from nc2600.host import errors
     from nc2600.host.errors import Terminated
@@ -322,7 +322,6 @@ def _tree(pid: int) -> list[int]:
 
 
 def _start_run(tmp_path):
-    pytest.importorskip("ray")
     out = tmp_path / "run"
     (tmp_path / "t").mkdir()
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
@@ -455,7 +454,6 @@ def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(mom
     and neither the actor's ROM folder (``nc2600-rom-<pid>-*`` in TMPDIR) nor its shared segment
     (``/dev/shm/nc2600-<pid>-*``) left behind. Oracle: the files exist while the actor runs
     (checked before the signal), and what a killed actor would leave (the files of its pid)."""
-    pytest.importorskip("ray")
     out, tmp = tmp_path / "run", tmp_path / "t"
     tmp.mkdir()
     env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp), "RAY_TMPDIR": "/tmp",   # short socket paths
@@ -521,7 +519,6 @@ def test_an_actor_that_cannot_stop_itself_leaves_no_files_and_prints_no_ray_line
     ``SHUTDOWN_TIMEOUT_S``): close() removes its shared segment and ROM folder from its node
     (a task that waits for the process to end), and Ray prints no task-failure line for the
     shutdown it could not run. Oracle: the files exist while the actor runs."""
-    pytest.importorskip("ray")
     tmp = tmp_path / "t"
     tmp.mkdir()
     env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp), "RAY_TMPDIR": "/tmp",

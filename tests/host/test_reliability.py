@@ -290,15 +290,28 @@ def test_worker_counts_beyond_16_per_core_are_refused_before_any_fork():
                         "16 per core")
 
 
+#: The CLI in a child whose :func:`nc2600.host.errors.available_memory` reports ``argv[1]`` bytes.
+MEMORY_CHILD = """
+import runpy, sys
+import nc2600.host.errors as errors
+have = int(sys.argv.pop(1))
+errors.available_memory = lambda: have
+sys.argv[0] = "nc2600"
+runpy.run_module("nc2600.host.cli", run_name="__main__")
+"""
+
+
 def test_bench_host_checks_memory():
-    from nc2600.host.errors import available_memory
+    """``bench host`` refuses, before it starts a worker, a configuration that needs one byte more
+    than the memory available (reported to the child as that figure, whatever this machine holds)."""
+    from nc2600.host.errors import human_bytes
     from nc2600.host.launcher.settings import RunConfig
     parts = RunConfig(workers=2, envs_per_block=4096).memory_bytes()
     need = parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"]
-    if need <= available_memory():
-        pytest.skip("this machine holds 2 x 4096 x 2 instances")
-    one_line_exit_2(nc2600("bench", "host", "--workers", "2", "--envs-per-block", "4096"),
-                    "--workers 2 x --envs-per-block 4096 x 2 instances needs", "of memory")
+    proc = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(need - 1), "bench", "host", "--workers", "2",
+                           "--envs-per-block", "4096", "--seconds", "1"], capture_output=True, text=True, timeout=120)
+    one_line_exit_2(proc, "--workers 2 x --envs-per-block 4096 x 2 instances needs", "of memory",
+                    f"this machine has {human_bytes(need - 1)} available")
 
 
 def test_mesh_refuses_zero_inference_cycles():

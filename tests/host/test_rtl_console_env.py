@@ -1,7 +1,8 @@
 """The RTL backend (Verilated console + game rules from RAM) against the ALE backend.
 
-Boxing passes `nc2600 lockstep` (RAM and screen equal to ALE frame by frame), so an episode
-on the RTL backend must give exactly the ALE backend's rewards, frame counts and observations.
+Space Invaders and Boxing pass `nc2600 lockstep` (RAM and screen equal to ALE frame by frame), so
+an episode on the RTL backend must give exactly the ALE backend's rewards, frame counts and
+observations; the Space Invaders steps include a reward, so the rules are compared too.
 """
 import ale_py.roms
 import numpy as np
@@ -11,22 +12,29 @@ from nc2600.host.launcher.backends import make_instance
 from nc2600.host.episodes.env import AleEnv
 
 
-def test_rtl_backend_equals_ale_backend_on_boxing():
-    rom = ale_py.roms.get_rom_path("boxing")
+def test_rtl_backend_equals_ale_backend_on_space_invaders():
+    """40 random steps of Space Invaders (seed 3, actions of default_rng(2)), where a shot
+    scores at step 36: the rules' reward from the RTL's RAM, the frames, the game-over flag, the
+    pooled frame and the stack equal ALE's at every step."""
+    rom = ale_py.roms.get_rom_path("space_invaders")
     ale = AleEnv(rom, frame_skip=4, episode_frames=400)
     rtl = make_instance("rtl", rom, 4, 0.0, 400)
-    assert rtl.n_actions == ale.n_actions == 18
+    assert rtl.n_actions == ale.n_actions == 6
     s_ale = np.zeros((4, 84, 84), np.uint8)
     s_rtl = np.zeros((4, 84, 84), np.uint8)
-    assert rtl.reset(11, s_rtl) == ale.reset(11, s_ale)
+    assert rtl.reset(3, s_rtl) == ale.reset(3, s_ale)
     np.testing.assert_array_equal(s_rtl, s_ale)
     rng = np.random.default_rng(2)
-    for _ in range(25):
-        a = int(rng.integers(18))
-        assert rtl.step(a, s_rtl) == ale.step(a, s_ale)
+    rewards = []
+    for _ in range(40):
+        a = int(rng.integers(6))
+        out = ale.step(a, s_ale)
+        assert rtl.step(a, s_rtl) == out
+        rewards.append(out[0])
         np.testing.assert_array_equal(rtl.pooled, ale.pooled)
         np.testing.assert_array_equal(s_rtl, s_ale)
     assert rtl.lives == ale.ale.lives()
+    assert rewards[36] == 5.0 and sum(rewards) == 5.0          # worth comparing: the rules reward a hit
 
 
 def test_later_episodes_start_from_the_snapshot_and_equal_ale():

@@ -245,7 +245,7 @@ def test_other_failures_without_a_sigterm_are_not_hidden():
 
 # -- a SIGTERM to the process group at seeded moments of a whole run (slow) ----------------
 MOMENTS = 50
-SMALL_RUN = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "300",
+SMALL_RUN = ["--game", "space_invaders", "--population", "4", "--generations", "2", "--episode-frames", "300",
              "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "1",
              "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "2",
              "--seed", "3"]
@@ -259,12 +259,16 @@ def _fitness(out):
 
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory):
+    import json
     import time
     out = tmp_path_factory.mktemp("sig") / "ref"
     t0 = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL_RUN, "--out", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    # worth comparing: Space Invaders' 300-frame episodes score and differ
+    eps = [json.loads(t) for t in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len({e["return"] for e in eps}) > 1 and len({e["actions_crc32"] for e in eps}) > 1, eps
     return out, time.monotonic() - t0
 
 
@@ -316,6 +320,7 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     assert _fitness(out) == _fitness(ref)
     assert json.loads((out / "summary.json").read_text())["elite_test_score"] == \
         json.loads((ref / "summary.json").read_text())["elite_test_score"]
+    assert (out / "episodes.jsonl").read_text() == (ref / "episodes.jsonl").read_text()
 
 
 def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished_command():

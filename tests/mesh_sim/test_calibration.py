@@ -28,6 +28,18 @@ def test_headline_and_sustained_land_in_the_published_regime(cal):
     assert cal["checks"]["headline_in_band"] and cal["checks"]["sustained_in_band"]
 
 
+def test_the_bands_catch_a_10_percent_drift(cal):
+    """The bands are narrow enough to fail a model whose headline moved 10 % either way, or whose
+    sustained figure fell 10 %; and they hold the published figures themselves."""
+    h, s = cal["cases"][0]["projected_fps"], cal["cases"][2]["projected_fps"]
+    inside = lambda band, x: band[0] <= x <= band[1]  # noqa: E731
+    assert inside(HEADLINE_BAND, 1.2e6) and inside(SUSTAINED_BAND, 0.56e6) and inside(SUSTAINED_BAND, 0.67e6)
+    assert inside(HEADLINE_BAND, h) and not inside(HEADLINE_BAND, 0.9 * h) and not inside(HEADLINE_BAND, 1.1 * h)
+    assert inside(SUSTAINED_BAND, s) and not inside(SUSTAINED_BAND, 0.9 * s)
+    # the headline is the ceiling times the barrier's utilisation (two rounds, the second 168 of 832 busy)
+    assert h == pytest.approx(cal["cases"][0]["ceiling_fps"] * cal["cases"][0]["utilization"], rel=1e-9)
+
+
 def test_design_changes_move_toward_the_ceiling(cal):
     by = [c["projected_fps"] for c in cal["cases"]]
     assert [c["schedule"] for c in cal["cases"]] == ["static"] * 4 + ["pull", "static", "async", "async"]

@@ -354,7 +354,21 @@ def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
     (nc2600.hls_models.policy_int8.min_lanes: 64 lanes, 197,952 cycles)."""
     from nc2600.hls_models.policy_int8 import inference_cycles as lane_cycles, min_lanes
     nature = _six_action_run(tmp_path / "nature", network="nature")
-    assert lane_cycles(6, 16, "nature") == 584_544 and lane_cycles(6, 64, "nature") == 197_952
+    # By hand (module doc of nc2600.hls_models.policy_int8): sum over layers of positions P x
+    # ceil(outputs N / lanes L) x inputs K, the gaps after every layer but the last
+    # (4-cycle MAC pipeline + 2-cycle write-back + the last group's N - (ceil(N/L) - 1) L outputs),
+    # 4 + 1 cycles after the last input, and the ceil(log2 6) = 3 of action select. The nature
+    # network on 4 x 84 x 84: conv1 8x8/4 -> 20 x 20 x 32 (K 256), conv2 4x4/2 -> 9 x 9 x 64
+    # (K 512), conv3 3x3/1 -> 7 x 7 x 64 (K 576), dense 512 (K 3136), dense 6 (K 512).
+    l16 = 400 * 2 * 256 + 81 * 4 * 512 + 49 * 4 * 576 + 1 * 32 * 3136 + 1 * 1 * 512     # 584,448
+    gaps16 = (6 + 16) + (6 + 16) + (6 + 16) + (6 + 16)                                   # last groups of 16
+    l64 = 400 * 1 * 256 + 81 * 1 * 512 + 49 * 1 * 576 + 1 * 8 * 3136 + 1 * 1 * 512      # 197,696
+    gaps64 = (6 + 32) + (6 + 64) + (6 + 64) + (6 + 64)
+    assert lane_cycles(6, 16, "nature") == l16 + gaps16 + 5 + 3 == 584_544
+    assert lane_cycles(6, 64, "nature") == l64 + gaps64 + 5 + 3 == 197_952
+    # 64 is the fewest lanes within one frame-skip period, 4 x 59,736 = 238,944 cycles: with 63,
+    # conv2 and conv3 take two groups of 63 for their 64 outputs and the compute alone is over
+    assert 197_952 <= 4 * 59_736 < 400 * 256 + 81 * 2 * 512 + 49 * 2 * 576
     assert min_lanes(6, network="nature") == 64
     for extra, lanes in ((["--lanes", "16"], 16), ([], 64), (["--lanes", "32"], 32)):
         rc, out, err = run_cli(capsys, "mesh", "--json", "--run", nature, "--engine", "lane", *extra)

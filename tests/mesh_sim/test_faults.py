@@ -55,8 +55,8 @@ def test_exactly_once_under_random_faults(schedule):
 
 
 def test_exactly_once_hypothesis():
-    hyp = pytest.importorskip("hypothesis")
-    st = hyp.strategies
+    import hypothesis as hyp
+    import hypothesis.strategies as st
 
     @hyp.settings(max_examples=25, deadline=None)
     @hyp.given(seed=st.integers(0, 10_000), k=st.integers(0, 30), n_links=st.integers(0, 60),

@@ -150,7 +150,14 @@ def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
                                                        "frame_skip": 4})
     out = project_run(run, inference="serial")
     assert out["projected_fabric_inference_source"] == "nc2600.hls_models.policy_array.inference_cycles(6, 16, 16)"
-    assert array_cycles(6, 16, 16) == 11_642 and lane_cycles(6, 16) == 185_674
+    # By hand: the 16 x 16 array issues P x G x T words (T = K / 16 rows, G = ceil(N / 16 columns)):
+    # conv1 400 x 1 x 16, conv2 81 x 2 x 16, dense1 1 x 16 x 162, dense2 (6 actions) 1 x 1 x 16,
+    # then 3 layer gaps of 10, the 9-cycle pipeline and action select's ceil(log2 6) = 3
+    # (nc2600.hls_models.policy_array.engine_cycles: 11,655 for 18 actions, whose dense2 is 2 x 16).
+    assert array_cycles(6, 16, 16) == 6400 + 2592 + 2592 + 16 + 3 * 10 + 9 + 3 == 11_642
+    # the 16-lane engine: P x ceil(N/16) x K = 400 x 1 x 256 + 81 x 2 x 256 + 1 x 16 x 2592 + 1 x 1 x 256,
+    # gaps (4 + 2 + 16) after conv1, conv2 and dense1, 4 + 1 after the last input, 3 for the argmax
+    assert lane_cycles(6, 16) == 102_400 + 41_472 + 41_472 + 256 + 3 * 22 + 5 + 3 == 185_674
     rep = simulate(MeshOptions(run_dir=run, inference="serial", array=(16, 16)))
     assert rep["instance"]["inference_cycles"] == 11_642
     assert out["projected_fabric_fps"] == rep["projected_fps"]

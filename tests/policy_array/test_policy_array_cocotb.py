@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 
 from nc2600.hwtools.sim import run_registered
+from tests.cocotb_cases import assert_cases_passed
 
 pytestmark = pytest.mark.slow
 
 
 def test_cocotb_policy_array(tmp_path):
     res = run_registered("policy_array.policy_array", tmp_path)
-    assert res.cases and res.failed == 0, res.cases
+    assert_cases_passed(res, ["recorded_observations", "adversarial"])

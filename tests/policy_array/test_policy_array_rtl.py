@@ -38,9 +38,11 @@ def _check_real_observations(eng, n_obs: int):
 
 def _check_adversarial(eng, every: bool):
     cases = adversarial_cases(n_obs=1)
+    assert len(cases) == 9
     if not every:
         cases = [c for c in cases if c[0].startswith(("saturating activations (shifts 0)", "+-127 at random, most neg",
                                                       "-127 everywhere"))]
+        assert len(cases) == 3, [c[0] for c in cases]          # one case per prefix
     for name, qp, obs in cases:
         eng.load(qp)
         assert np.array_equal(eng.action_values(obs), qp.action_values(obs)), name

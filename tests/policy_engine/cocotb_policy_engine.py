@@ -81,6 +81,7 @@ async def adversarial(dut):
     cases = adversarial_cases(n_obs=1)
     if not FULL:
         cases = [c for c in cases if c[0].startswith("+-127 at random, most negative")]
+    assert len(cases) == (9 if FULL else 1), [c[0] for c in cases]
     for name, qp, obs in cases:
         await load(dut, pm.load_words(qp, LANES))
         values, cycles = await infer(dut, port, obs[0], qp.n_actions)

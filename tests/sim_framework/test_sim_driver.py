@@ -14,13 +14,12 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import cocotb_tools.runner  # noqa: F401  (a pinned dependency: a broken install fails here)
 import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FIXTURES = HERE / "fixtures"
-
-pytest.importorskip("cocotb_tools.runner")
 
 
 def run_sim(*args: str, out: Path) -> subprocess.CompletedProcess:
@@ -84,10 +83,14 @@ def test_discovery_of_the_repository_benches():
     from nc2600.hwtools.sim import discover
     keys = {b.key: b for b in discover(REPO / "tests")}
     # the committed cocotb modules of the project (rules 1 and 2)
-    for path in (REPO / "tests").glob("*/cocotb_*.py"):
-        if "@cocotb.test" in path.read_text() and path.name != "cocotb_benches.py":
-            assert any(getattr(b, "test_module", "").split(".")[-1] == path.stem
-                       and Path(b.origin).parent == path.parent for b in keys.values()), path
+    modules = [path for path in sorted((REPO / "tests").glob("*/cocotb_*.py"))
+               if "@cocotb.test" in path.read_text() and path.name != "cocotb_benches.py"]
+    assert [f"{p.parent.name}/{p.stem}" for p in modules] == [
+        "action_select/cocotb_action_select", "cpu6507/cocotb_cpu6507", "instance/cocotb_instance",
+        "policy_array/cocotb_policy_array", "policy_engine/cocotb_policy_engine", "preprocessor/cocotb_preprocessor"]
+    for path in modules:
+        assert any(getattr(b, "test_module", "").split(".")[-1] == path.stem
+                   and Path(b.origin).parent == path.parent for b in keys.values()), path
     # fixtures two levels down never run in make sim
     assert not any(b.block == "counter" for b in keys.values())
     # --full-only variants exist for the preprocessor (more games)
