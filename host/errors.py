@@ -32,9 +32,10 @@ COUNT_MAX = 2**53
 
 
 def _int(text: str) -> int:
-    """Decimal (leading zeros allowed, ``_`` separators) or 0x/0o/0b-prefixed integer;
-    raises ValueError (also for more than 40 characters: nothing here needs that many)."""
-    if len(text) > 40:
+    """Decimal (leading zeros allowed, ``_`` separators) or 0x/0o/0b-prefixed integer in ASCII
+    characters; raises ValueError (also for more than 40 characters: nothing here needs that
+    many, and for other scripts' digits, e.g. Arabic-Indic ``٣``, which Python's ``int`` takes)."""
+    if len(text) > 40 or not text.isascii():
         raise ValueError(text)
     try:
         return int(text, 10)
@@ -43,8 +44,9 @@ def _int(text: str) -> int:
 
 
 def _float(text: str) -> float:
-    """A finite float; raises ValueError for inf, nan and overflow (``1e999``)."""
-    if len(text) > 40:
+    """A finite float in ASCII characters; raises ValueError for inf, nan, overflow (``1e999``)
+    and other scripts' digits (Python's ``float`` takes ``٣``)."""
+    if len(text) > 40 or not text.isascii():
         raise ValueError(text)
     value = float(text)
     if not math.isfinite(value):

@@ -95,7 +95,7 @@ def _option_name(name: str) -> str:
 
 def build(args) -> tuple:
     """(RunConfig, out_dir, resume) from parsed arguments; raises UserError."""
-    from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
+    from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig, check_applies
     given = {f.name: getattr(args, f.name) for f in option_fields() if getattr(args, f.name, None) is not None}
     if args.resume is not None:
         if args.out is not None:
@@ -133,6 +133,7 @@ def build(args) -> tuple:
                                 f"({was!r}); only {names} may change")
         if "cluster" in given and "ray_address" not in given:
             cfg.ray_address = None      # a new --cluster drops the saved address
+        check_applies(cfg, given)
         return cfg, out, True
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
@@ -143,6 +144,7 @@ def build(args) -> tuple:
             setattr(cfg, k, v)
     if "game" not in given and "rom" in given:
         cfg.game = None
+    check_applies(cfg, given)
     if args.out is not None and args.out.strip() == "":
         raise UserError("--out is empty; give a folder name")
     out = Path(args.out) if args.out is not None else Path("runs") / (
