@@ -118,3 +118,35 @@ def test_mesh_fail_nodes_that_leave_no_live_instance_are_refused_up_front():
         simulate(MeshOptions(fail_nodes=candidates, population=20, generations=1))
     one_line_exit_2(nc2600("mesh", "--population", "20", "--fail-nodes", candidates),
                     "leaving no live instance")
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench", "mesh", "--record", "{tmp}/missing/x.jsonl"],
+    ["games", "verify", "--game", "pong", "--frames", "5", "--record", "{tmp}/missing/x.jsonl"],
+    ["mesh", "--population", "20", "--out", "{tmp}/missing/x.json"],
+])
+def test_record_and_out_files_into_a_missing_folder_are_refused_not_created(argv, tmp_path):
+    """As ``play --video``: the folder of an output file must exist; it is never created."""
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    one_line_exit_2(nc2600(*argv), f"folder '{tmp_path / 'missing'}' does not exist")
+    assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--lockstep", "{tmp}/nonexist"], "--lockstep '{tmp}/nonexist' is not a folder"),
+    (["--out", "{tmp}"], "--out '{tmp}' is a folder"),
+    (["--out", "{tmp}/nonexist/results.md"], "is missing"),
+    (["--out", ""], "--out is empty"),
+])
+def test_results_check_with_a_bad_path_is_exit_2_not_out_of_date(argv, words, tmp_path):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    one_line_exit_2(nc2600("results", "--check", *argv), words.replace("{tmp}", str(tmp_path)))
+
+
+def test_a_refused_lockstep_results_file_leaves_no_lock_file(tmp_path):
+    page = tmp_path / "README.md"
+    page.write_text("# a page, not a results file\n")
+    one_line_exit_2(nc2600("lockstep", "--games", "pong", "--frames", "5", "--results", page),
+                    "not a lockstep results file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+    assert page.read_text() == "# a page, not a results file\n"
