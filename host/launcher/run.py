@@ -444,9 +444,9 @@ class Run:
             self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
             raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
-        self._check_history(meta, self.log_lines, self.episode_lines)  # before anything is cut
         self.history = _json_lines(self.out / "log.jsonl", self.log_lines)
         _json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
+        self._check_history(meta, self.log_lines, self.episode_lines)  # before anything is cut
         _truncate_lines(self.out / "log.jsonl", self.log_lines)
         _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
 
