@@ -190,16 +190,26 @@ class RunConfig:
         largest): the noise table (float32), the GA's parameters (current and next generation,
         float32), the evaluator's weight tables (one network per slot, in the workers, float32 or
         int8), the slots' 4 x 84 x 84 observations (in the workers) and the worker
-        processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
+        processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured); with
+        the embedded Ray (``--cluster ray`` without ``--ray-address``) also its node actor's own
+        noise table and genome cache. The noise table is drawn into its array in place
+        (:class:`nc2600.host.launcher.noise.NoiseTable`): its peak is the table itself."""
         from nc2600.hls_models.networks import n_params
         n = n_params(self.network, 18)
         slots = self.workers * self.envs_per_block
         per_slot = n * (1 if self.policy == "int8" else 4)
-        return {"noise table": 4 * self.noise_table_size,
-                "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
-                "evaluator weights": 2 * slots * per_slot,
-                "slot observations": 2 * slots * (4 * 84 * 84 + 64),
-                "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
+        parts = {"noise table": 4 * self.noise_table_size,
+                 "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
+                 "evaluator weights": 2 * slots * per_slot,
+                 "slot observations": 2 * slots * (4 * 84 * 84 + 64),
+                 "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
+        if self.cluster == "ray" and self.ray_address is None:
+            # the embedded Ray's node actor runs on this machine too: its own noise table and
+            # genome cache (nc2600.host.launcher.noise.GenomeBuilder, at most GENOME_CACHE_BYTES)
+            from nc2600.host.launcher.noise import GENOME_CACHE_BYTES
+            parts["node actor's noise table and genome cache"] = (
+                (0 if self.algo == "rs" else 4 * self.noise_table_size) + GENOME_CACHE_BYTES)
+        return parts
 
     def check_memory(self) -> None:
         """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available,
