@@ -9,11 +9,9 @@ in CI.
 """
 from __future__ import annotations
 
-import glob
 import os
 import pty
 import signal
-import subprocess
 import sys
 import time
 
@@ -23,54 +21,25 @@ import pytest
 STOP_LIMIT_S = 2.0
 
 
-def _run_argv(out, workers: int) -> list[str]:
-    return [sys.executable, "-m", "nc2600.host.cli", "run", "--game", "pong", "--workers", str(workers),
-            "--envs-per-block", "1", "--population", "48", "--generations", "50", "--episode-frames", "3000",
-            "--no-video", "--progress", "lines", "--noise-table-size", str(1 << 22), "--out", str(out)]
-
-
-def _group_members(pgid: int) -> list[str]:
-    rows = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
-    return [r for r in rows.splitlines() if r.split()[1] == str(pgid)]
+from nc2600.host.bench.stop import run_argv, stop_try
 
 
 def stop_once(tmp_path, workers: int, at_s: float, sig=signal.SIGINT, second_after_s: float | None = None):
-    """Start a run in its own process group, send ``sig`` to the group ``at_s`` seconds in (and
-    again ``second_after_s`` later), and return ``(exit code, seconds from the first signal to
-    the exit, stderr)`` after checking that nothing of the run is left."""
-    out = tmp_path / f"run-{workers}-{at_s}"
-    proc = subprocess.Popen(_run_argv(out, workers), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        time.sleep(at_s)
-        t0 = time.monotonic()
-        os.killpg(proc.pid, sig)
-        if second_after_s is not None:
-            time.sleep(second_after_s)
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                pass
-        _, err = proc.communicate(timeout=60)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    time.sleep(0.2)                    # the kernel's reaping of the killed workers
-    assert _group_members(proc.pid) == [], f"processes left: {_group_members(proc.pid)}"
-    assert glob.glob(f"/dev/shm/nc2600-{proc.pid}-*") == [], "shared-memory segment left"
-    if out.exists():
-        leftovers = [n for n in os.listdir(out) if n.startswith(".") and ".tmp" in n]
-        assert leftovers == [], leftovers
-    return proc.returncode, took, err
+    """:func:`nc2600.host.bench.stop.stop_try`, then the checks that nothing of the run is left:
+    no process of its group (``ps``), no shared segment of its pid in ``/dev/shm``, no temp file
+    in its folder. Returns ``(exit code, seconds from the first signal to the exit, stderr)``."""
+    t = stop_try(tmp_path, workers, at_s, sig, second_after_s)
+    assert t["left"] == [], f"processes left: {t['left']}"
+    assert t["segments"] == [], "shared-memory segment left"
+    assert t["temp_files"] == [], t["temp_files"]
+    return t["rc"], t["exit_s"], "\n".join(t["stderr"])
 
 
 def _check(rc, took, err):
     assert rc == 130, err
     assert "Traceback" not in err, err
     assert took < STOP_LIMIT_S, f"the stop took {took:.2f} s"
-    assert err.strip().splitlines()[-1].startswith(("nc2600: interrupted", "nc2600: terminated (SIGTERM)")), err
+    assert err.startswith(("nc2600: interrupted", "nc2600: terminated (SIGTERM)")), err
 
 
 def test_one_sigint_ends_a_run_with_many_workers_at_once(tmp_path):
@@ -90,7 +59,8 @@ def test_the_stopping_line_is_shown_at_once_on_a_terminal(tmp_path):
     cleanup; the last line is still the resume hint."""
     pid, fd = pty.fork()
     if pid == 0:                                               # the child: stderr is the pty
-        os.execv(sys.executable, _run_argv(tmp_path / "tty", 4))
+        argv = run_argv(tmp_path / "tty", 4)
+        os.execv(argv[0], argv)
     text = b""
     deadline = time.monotonic() + 60
     while b"gen " not in text and time.monotonic() < deadline:   # after the first generation
