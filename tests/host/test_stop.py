@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import pty
 import signal
-import sys
 import time
 
 import pytest
