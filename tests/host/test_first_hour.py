@@ -79,3 +79,41 @@ def test_a_verilator_build_announces_this_machines_last_build_time(tmp_path):
     assert vb._build_estimate(tmp_path, "other") == vb.BUILD_ESTIMATE
     (tmp_path / vb.BUILD_TIMES).write_text("not json")
     assert vb._build_estimate(tmp_path, "console_cc3") == vb.BUILD_ESTIMATE
+
+
+def _readme_first_run() -> tuple[list[str], list[tuple[int, float, float]]]:
+    """The README's first ``nc2600 run`` command and its quoted generation lines
+    ``(generation, best, mean)``."""
+    text = (ROOT / "README.md").read_text()
+    first = next(argv for argv in _readme_commands() if argv[:2] == ["nc2600", "run"])
+    quoted = [(int(m[1]), float(m[2]), float(m[3]))
+              for m in re.finditer(r"^gen +(\d+) +best +(-?[\d.]+) +mean +(-?[\d.]+)", text, flags=re.M)]
+    return first, quoted
+
+
+def test_the_readme_first_run_quotes_a_rising_fitness():
+    argv, quoted = _readme_first_run()
+    assert "--out" in argv and argv[argv.index("--out") + 1].startswith("runs/")
+    assert len(quoted) >= 3 and quoted[0][0] == 0
+    assert max(best for _, best, _ in quoted[1:]) > quoted[0][1]       # the best rises
+    assert quoted[-1][2] > quoted[0][2]                                # and the mean
+
+
+@pytest.mark.slow
+def test_the_readme_first_run_prints_what_the_readme_quotes(tmp_path):
+    """The README's first run, as written (with --no-video and --out here): its log has the
+    quoted best and mean of each quoted generation (the values do not depend on --workers)."""
+    import json
+    import subprocess
+    import sys
+    argv, quoted = _readme_first_run()
+    argv = argv[1:]
+    argv[argv.index("--out") + 1] = str(tmp_path / "first")
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", *argv, "--no-video", "--progress", "lines"],
+                          capture_output=True, text=True, timeout=3600)
+    assert proc.returncode == 0, proc.stderr
+    log = [json.loads(line) for line in (tmp_path / "first" / "log.jsonl").read_text().splitlines()]
+    for generation, best, mean in quoted:
+        assert (log[generation]["best"], round(log[generation]["mean"], 2)) == (best, mean)
+    for generation, best, mean in quoted:
+        assert f"gen {generation:4d}  best {best:9.1f}  mean {mean:9.2f}" in proc.stdout
