@@ -143,6 +143,15 @@ def array_shape(text: str) -> tuple[int, int]:
 array_shape.__name__ = "array shape"
 
 
+def ascii_int(text: str) -> int:
+    """argparse type for an option with ``choices`` (``--colour-clocks {1,3}``): an integer
+    written in ASCII (Python's ``int`` takes ``٣`` as 3); ValueError otherwise, which argparse
+    reports as an invalid value."""
+    return _int(text)
+
+
+ascii_int.__name__ = "integer"
+
 #: argparse type: an integer in [1, 2**53]
 positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
 #: argparse type: an integer in [0, 2**53]

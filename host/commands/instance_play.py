@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from nc2600.host.errors import UserError
+from nc2600.host.errors import UserError, ascii_int
 
 
 def run(args) -> int:
@@ -190,7 +190,7 @@ def register(subparsers, groups) -> None:
                         f"{DEFAULT_LANES}-lane engine")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
                    help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine lane)")
-    p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=3,
+    p.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=3,
                    help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
                         "one colour clock per clock)")
     p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "

@@ -150,3 +150,11 @@ def test_a_refused_lockstep_results_file_leaves_no_lock_file(tmp_path):
                     "not a lockstep results file")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
     assert page.read_text() == "# a page, not a results file\n"
+
+
+@pytest.mark.parametrize("argv", [["mesh", "--population", "20", "--colour-clocks", "٣"],
+                                  ["synth", "--block", "action_select", "--pnr-speed", "٧"]])
+def test_options_with_choices_take_ascii_digits_only(argv):
+    """``int('٣') == 3`` would pass ``choices=(1, 3)``; the option refuses it."""
+    assert int(argv[-1]) in (3, 7)
+    one_line_exit_2(nc2600(*argv), f"invalid integer value: '{argv[-1]}'")
