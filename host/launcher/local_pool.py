@@ -34,8 +34,10 @@ worker's CPU counters) is made and removed by the parent alone (:class:`_Shared`
 (:func:`remove_stale_segments`), so a SIGKILLed run's segment goes at the next run,
 ``--resume``, ``play`` or ``bench host``. Workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe anywhere), take SIGTERM's default
-action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, stops them
-through their pipes); they are forked with both signals blocked and set these handlers
+action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, ends them: on
+a stop or an error :meth:`LocalPoolEvaluator.close` sends SIGKILL at once, since a worker holds
+nothing that needs an orderly end; after a finished evaluation it asks them through their
+pipes); they are forked with both signals blocked and set these handlers
 before unblocking them, so a signal to the process group during start-up never runs the
 parent's handler in a worker, nor the parent's inside ``fork`` (where Python would print and
 drop its exception). A worker that dies under the parent raises :class:`WorkerDied` (one
