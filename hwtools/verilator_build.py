@@ -203,8 +203,8 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     return lib
 
 
-#: the build time announced before a model's first build on a machine: the range measured on the
-#: project's 2-core machines (99-241 s for the console and instance models, under other load)
+#: the build time announced before a model's first build on a machine: the range of the console
+#: and instance models' builds on the project's 2-core development machines (99-241 s, shared)
 BUILD_ESTIMATE = "1.5-4 minutes on 2 cores"
 BUILD_TIMES = "build-seconds.json"      #: the cache folder's record of each model's last build time
 

@@ -21,8 +21,8 @@ DEFAULT_TABLE_SIZE = 1 << 25   #: 33,554,432 float32 entries (128 MiB)
 DEFAULT_TABLE_SEED = 123       #: the table is the same in every run with this seed
 
 
-#: entries drawn per call while a table is made (16 MiB of float32, about 50 ms here): a stop
-#: signal's handler runs between two calls, so even a 16 GiB table is interrupted at once
+#: entries drawn per call while a table is made (16 MiB of float32, tens of milliseconds): a
+#: stop signal's handler runs between two calls, so even a 16 GiB table is interrupted at once
 DRAW_CHUNK = 1 << 22
 
 
