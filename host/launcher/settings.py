@@ -120,8 +120,8 @@ class RunConfig:
     cluster: str = setting("local", "where episodes run", choices="clusters", resume=True)
     ray_address: str | None = setting(
         None, "with --cluster ray: the head of a cluster started with `ray start --head` (default: start an "
-              "embedded local Ray with --workers CPUs)", metavar="HOST:PORT", resume=True,
-        applies={"cluster": ("ray",)})
+              "embedded local Ray with --workers CPUs)", metavar="HOST:PORT", resume=True)
+
 
     def effective_sigma(self) -> float:
         if self.sigma is not None:
