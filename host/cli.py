@@ -79,7 +79,8 @@ def install_sigterm_handler() -> None:
     the same KeyboardInterrupt, never raised inside an import."""
     import signal
 
-    from nc2600.host.errors import on_sigint, redeliver_swallowed_interrupts
+    from nc2600.host.errors import on_sigint, redeliver_swallowed_interrupts, reset_stop
+    reset_stop()                    # a command run in the same process after an earlier stop
     signal.signal(signal.SIGTERM, on_sigterm)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_sigint)

@@ -32,9 +32,10 @@ COUNT_MAX = 2**53
 
 
 def _int(text: str) -> int:
-    """Decimal (leading zeros allowed, ``_`` separators) or 0x/0o/0b-prefixed integer;
-    raises ValueError (also for more than 40 characters: nothing here needs that many)."""
-    if len(text) > 40:
+    """Decimal (leading zeros allowed, ``_`` separators) or 0x/0o/0b-prefixed integer in ASCII
+    characters; raises ValueError (also for more than 40 characters: nothing here needs that
+    many, and for other scripts' digits, e.g. Arabic-Indic ``٣``, which Python's ``int`` takes)."""
+    if len(text) > 40 or not text.isascii():
         raise ValueError(text)
     try:
         return int(text, 10)
@@ -43,8 +44,9 @@ def _int(text: str) -> int:
 
 
 def _float(text: str) -> float:
-    """A finite float; raises ValueError for inf, nan and overflow (``1e999``)."""
-    if len(text) > 40:
+    """A finite float in ASCII characters; raises ValueError for inf, nan, overflow (``1e999``)
+    and other scripts' digits (Python's ``float`` takes ``٣``)."""
+    if len(text) > 40 or not text.isascii():
         raise ValueError(text)
     value = float(text)
     if not math.isfinite(value):
@@ -140,6 +142,15 @@ def array_shape(text: str) -> tuple[int, int]:
 
 array_shape.__name__ = "array shape"
 
+
+def ascii_int(text: str) -> int:
+    """argparse type for an option with ``choices`` (``--colour-clocks {1,3}``): an integer
+    written in ASCII (Python's ``int`` takes ``٣`` as 3); ValueError otherwise, which argparse
+    reports as an invalid value."""
+    return _int(text)
+
+
+ascii_int.__name__ = "integer"
 
 #: argparse type: an integer in [1, 2**53]
 positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
@@ -321,6 +332,54 @@ def send_again(signum: int, delay_s: float) -> bool:
     return True
 
 
+#: seconds after a stop's first signal during which another stop signal is the same stop: it
+#: does not raise again (a second Ctrl-C, or a signal to the process group that also reaches the
+#: process through a child, would cut the cleanup short: a shared-memory segment, a worker or a
+#: temporary folder left behind); the cleanup then takes well under this (workers are killed,
+#: not waited for). A signal after it interrupts again (a cleanup that hangs can still be left).
+STOP_GRACE_S = 10.0
+
+_STOP_STARTED: float | None = None           # time.monotonic() of the stop's first signal
+
+
+def reset_stop() -> None:
+    """Forget an earlier stop (a new command in the same process: the CLI's :func:`main`)."""
+    global _STOP_STARTED, _SIGTERM_RECEIVED, _DROPPED
+    _STOP_STARTED = None
+    _SIGTERM_RECEIVED = False
+    _DROPPED = None
+
+
+def stopping() -> bool:
+    """Whether a stop signal has been raised in this process (and not :func:`reset_stop`)."""
+    return _STOP_STARTED is not None
+
+
+def _already_stopping() -> bool:
+    """True when a stop is under way (its first signal raised less than :data:`STOP_GRACE_S` ago,
+    and not dropped by Python since): the caller's signal is the same stop and raises nothing."""
+    import time
+    if _STOP_STARTED is None or _DROPPED is not None:
+        return False
+    return time.monotonic() - _STOP_STARTED < STOP_GRACE_S
+
+
+def _announce_stop(signum: int) -> None:
+    """Mark the stop as started and, on a terminal, say so at once on stderr ("nc2600: stopping
+    on Ctrl-C ..."): the cleanup that follows (workers, Ray, shared memory) then runs under a
+    visible line. Not written to a pipe or file, whose reader gets the command's one last line."""
+    global _STOP_STARTED
+    import time
+    first = _STOP_STARTED is None
+    _STOP_STARTED = time.monotonic()
+    try:
+        if first and os.isatty(2):
+            what = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
+            os.write(2, f"nc2600: stopping on {what}: ending the workers and cleaning up ...\n".encode())
+    except OSError:
+        pass
+
+
 def on_sigterm(signum, frame) -> None:
     """SIGTERM handler of every command: raise :class:`Terminated` in the main thread, unless
     the process is already stopping on a KeyboardInterrupt (a signal sent to the whole process
@@ -336,22 +395,31 @@ def on_sigterm(signum, frame) -> None:
         # re-sent signal may be this one, so it is sent once more, to arrive after the hook
         send_again(signum, IMPORT_RETRY_S)
         return
+    if _already_stopping():
+        return                      # the same stop: its cleanup goes on
     if defer_if_importing(signum, frame):
         return
     _DROPPED = None
+    _announce_stop(signum)
     raise Terminated()
 
 
 def on_sigint(signum, frame) -> None:
     """SIGINT (Ctrl-C) handler of every command: Python's own behaviour (KeyboardInterrupt in
-    the main thread), except inside an import, where it is sent again just after it
+    the main thread), once per stop (a second Ctrl-C within :data:`STOP_GRACE_S` lets the first
+    one's cleanup finish, :func:`_already_stopping`), except inside an import, where it is sent again just after it
     (:func:`defer_if_importing`; measured: Ctrl-C during ``import ale_py`` in ``nc2600 games``
     ended the process with SIGSEGV or SIGABRT in 6 of 12 tries, as a SIGTERM did)."""
+    global _DROPPED
     if _IN_HOOK:                    # as on_sigterm: a raise inside the hook would be dropped
         send_again(signum, IMPORT_RETRY_S)
         return
+    if _already_stopping():         # a second Ctrl-C: the cleanup of the first goes on
+        return
     if defer_if_importing(signum, frame):
         return
+    _DROPPED = None
+    _announce_stop(signum)
     raise KeyboardInterrupt
 
 

@@ -203,13 +203,49 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     return lib
 
 
+#: the build time announced before a model's first build on a machine: the range of the console
+#: and instance models' builds on the project's 2-core development machines (99-241 s, shared)
+BUILD_ESTIMATE = "1.5-4 minutes on 2 cores"
+BUILD_TIMES = "build-seconds.json"      #: the cache folder's record of each model's last build time
+
+
+def _build_estimate(folder: Path, name: str) -> str:
+    """The words announcing a build of ``name``: this machine's last build time of it when the
+    cache folder records one (:func:`_remember_build_seconds`), else :data:`BUILD_ESTIMATE`."""
+    import json
+    try:
+        seconds = float(json.loads((folder / BUILD_TIMES).read_text())[name])
+        return f"about {seconds:.0f} s, as its last build on this machine"
+    except (OSError, ValueError, KeyError, TypeError):
+        return BUILD_ESTIMATE
+
+
+def _remember_build_seconds(folder: Path, name: str, seconds: float) -> None:
+    """Record ``seconds`` as ``name``'s last build time in the cache folder (best effort: a
+    read-only or shared folder keeps its record as it is)."""
+    import json
+    path = folder / BUILD_TIMES
+    try:
+        try:
+            times = json.loads(path.read_text())
+            times = times if isinstance(times, dict) else {}
+        except (OSError, ValueError):
+            times = {}
+        times[name] = round(seconds, 1)
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        tmp.write_text(json.dumps(times, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def _build(out: Path, lib: Path, name: str, verilog: str, top: str, harness_cpp: str,
            extra_verilator_args: tuple[str, ...], jobs: int | None, quiet: bool, link_args: tuple[str, ...]) -> None:
     """:func:`build_shared_lib`'s build of ``lib`` into the folder ``out`` (made in a temporary
     folder beside it, renamed when complete)."""
     import time
     t0 = time.monotonic()
-    sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, about 20-60 s; "
+    sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, {_build_estimate(out.parent, name)}; "
                      f"cached in {out.parent})\n")
     sys.stderr.flush()
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
@@ -237,7 +273,9 @@ def _build(out: Path, lib: Path, name: str, verilog: str, top: str, harness_cpp:
         tmp.rename(out)
     except OSError:  # another process won the race; use its build
         shutil.rmtree(tmp, ignore_errors=True)
-    sys.stderr.write(f"nc2600: built {name} in {time.monotonic() - t0:.0f} s\n")
+    took = time.monotonic() - t0
+    _remember_build_seconds(out.parent, name, took)
+    sys.stderr.write(f"nc2600: built {name} in {took:.0f} s\n")
 
 
 def _run(cmd: list[str], env: dict[str, str], cwd: Path, quiet: bool) -> None:

@@ -223,11 +223,24 @@ def build(opts: MeshOptions):
     return topo, wl, node, links, cfg, info
 
 
+def _check_live_instance(faults, topo: MeshTopology) -> list:
+    """``faults`` unchanged, or ValueError when they fail every worker node (no instance would be
+    left to run the remaining episodes: refused before the simulation, not found in it). For
+    the random draw of ``--fail-nodes``; an explicit ``--faults`` list is simulated as given
+    (its report shows the evaluations lost, exit 1)."""
+    workers = set(topo.worker_nodes)
+    dead = {f.a for f in faults if f.kind == "node"} & workers
+    if workers and dead == workers:
+        raise ValueError(f"the node faults fail all {len(workers)} worker nodes, leaving no live instance; "
+                         f"fail at most {len(workers) - 1} of them")
+    return faults
+
+
 def _fault_plan(opts: MeshOptions, topo: MeshTopology, wl, node: NodeParams):
     if opts.faults is not None:            # "" and "," too: parse_faults refuses them
         if opts.fail_nodes or opts.fail_links:
             raise ValueError("give either an explicit fault list or --fail-nodes/--fail-links, not both")
-        return parse_faults(opts.faults, topo), None
+        return parse_faults(opts.faults, topo), None      # a scenario as listed (the report says what it lost)
     if not (opts.fail_nodes or opts.fail_links):
         return [], None
     window = opts.fault_window_s
@@ -236,7 +249,8 @@ def _fault_plan(opts: MeshOptions, topo: MeshTopology, wl, node: NodeParams):
         window = busy / topo.n_slots
     if not window > 0:
         raise ValueError("fault window must be positive")
-    return random_faults(topo, opts.fail_nodes, opts.fail_links, opts.fault_seed, window), window
+    return _check_live_instance(random_faults(topo, opts.fail_nodes, opts.fail_links, opts.fault_seed, window),
+                                topo), window
 
 
 def simulate(opts: MeshOptions) -> dict:

@@ -65,16 +65,22 @@ class EpisodeDistribution:
         if name not in want or len(args) != want[name]:
             raise ValueError(f"episode distribution must be fixed:N, uniform:LO:HI or "
                              f"lognormal:MEDIAN:SIGMA, got {self.spec!r}")
+        from fractions import Fraction
         try:
-            vals = tuple(float(a) for a in args)
-        except ValueError:
+            # read exactly (ASCII only): as a float, 9007199254740993 (2**53 + 1) rounds to 2**53
+            # and would pass the range check below; the checks compare the exact values
+            if not all(a.isascii() for a in args):
+                raise ValueError(self.spec)
+            exact = tuple(Fraction(a) for a in args)
+            vals = tuple(float(v) if abs(v) <= 1 << 1000 else math.inf for v in exact)
+        except (ValueError, OverflowError, ZeroDivisionError):
             raise ValueError(f"episode distribution has a non-number: {self.spec!r}") from None
         if any(not math.isfinite(v) or v < 0 for v in vals) or (name != "lognormal" and vals[0] < 1) \
                 or (name == "uniform" and vals[1] < vals[0]) or (name == "lognormal" and vals[0] <= 0):
             raise ValueError(f"episode distribution out of range: {self.spec!r}")
-        if any(v > STEPS_MAX for v in vals):       # an int64 draw; the cap clips longer episodes anyway
+        if any(v > STEPS_MAX for v in exact):       # an int64 draw; the cap clips longer episodes anyway
             raise ValueError(f"episode distribution out of range: {self.spec!r} (each number at most 2**53)")
-        if name != "lognormal" and not all(v.is_integer() for v in vals):
+        if name != "lognormal" and not all(v.denominator == 1 for v in exact):
             raise ValueError(f"episode distribution: {name}'s step counts must be whole numbers, got {self.spec!r}")
         if self.noop_max < 0:
             raise ValueError("noop_max must be >= 0")

@@ -201,9 +201,13 @@ class NodeEvaluator:
 
     def shutdown(self) -> None:
         """Stop the emulator processes, free the shared memory and remove the ROM folder
-        (before ``ray.kill``, which ends the process without Python's clean-up)."""
-        self.ev.close()
-        self._dir.cleanup()
+        (before ``ray.kill``, which ends the process without Python's clean-up). The emulator
+        processes are killed at once (their chunks are delivered or cancelled by now: nothing of
+        theirs needs an orderly end), so a stop does not wait for a worker's next step."""
+        try:
+            self.ev.close(kill=True)
+        finally:
+            self._dir.cleanup()
 
     def pids(self) -> list[int]:
         """This actor's process and its emulator worker processes (for fault-injection tests)."""

@@ -313,6 +313,7 @@ def _stop_once(signum, frame) -> None:
     if errors.defer_if_importing(signum, frame):   # never inside an import: sent again after it
         return
     _FIRST_STOP = now
+    errors._announce_stop(signum)                # "stopping ..." on a terminal, at once
     raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 

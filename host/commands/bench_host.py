@@ -41,6 +41,23 @@ def main(args) -> int:
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
     result = measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames, args.policy, say)
     print(json.dumps(result))
+    say(target_verdict(result))
     from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.bench_host(result))
     return 0
+
+
+def target_verdict(result: dict) -> str:
+    """One line saying whether the loop's wall ratio meets its target (``target_ratio``) and,
+    when it is under, by how much, with the CPU ratio (the wall ratio of an idle machine) and
+    the load beside it: a ratio under target on a machine busier than its cores is the load's."""
+    ratio, target = result["ratio"], result["target_ratio"]
+    cores = os.cpu_count() or 1
+    load = result.get("load_average_1min")
+    busy = (f"; the machine was loaded (load average {load:g} on {cores} cores), so the wall figures are low"
+            if load is not None and load > cores else "")
+    if ratio >= target:
+        return f"loop/raw ratio {ratio:g} meets its target (>= {target:g})"
+    return (f"loop/raw ratio {ratio:g} is UNDER its target (>= {target:g}): {ratio / target:.0%} of it "
+            f"(CPU ratio {result['cpu_ratio']:g}){busy}")
+

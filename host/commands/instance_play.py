@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from nc2600.host.errors import UserError
+from nc2600.host.errors import UserError, ascii_int
 
 
 def run(args) -> int:
@@ -40,6 +40,12 @@ def run(args) -> int:
     from nc2600.host.launcher.run import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
+    if args.fst is None:
+        for option, value in (("--fst-cycles", args.fst_cycles), ("--fst-after", args.fst_after)):
+            if value is not None:
+                raise UserError(f"{option} applies to the waveform only; give --fst PATH with it")
+    args.fst_cycles = 500_000 if args.fst_cycles is None else args.fst_cycles
+    args.fst_after = 0 if args.fst_after is None else args.fst_after
     name, path = resolve_rom(game=args.game)
     mapper = detect_mapper(open(path, "rb").read())
     if mapper not in SUPPORTED:
@@ -185,13 +191,13 @@ def register(subparsers, groups) -> None:
                         f"{DEFAULT_LANES}-lane engine")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
                    help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine lane)")
-    p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=3,
+    p.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=3,
                    help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
                         "one colour clock per clock)")
     p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "
                    "instance; builds the traced simulation once)")
-    p.add_argument("--fst-cycles", type=int_range(1, 100_000_000), default=500_000, metavar="N",
+    p.add_argument("--fst-cycles", type=int_range(1, 100_000_000), default=None, metavar="N",
                    help="clocks in the waveform (default 500,000: about 8 frames of emulation)")
-    p.add_argument("--fst-after", type=int_range(0, 10**10), default=0, metavar="C",
+    p.add_argument("--fst-after", type=int_range(0, 10**10), default=None, metavar="C",
                    help="start the waveform C clocks after the episode's start command (default 0)")
     p.set_defaults(func=run)

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.errors import UserError, array_shape, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
+from nc2600.host.errors import UserError, array_shape, ascii_int, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
@@ -93,7 +93,7 @@ def register(subparsers, groups):
                    help="fabric clock in MHz, 0.001 (1 kHz) to 10000")
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
-    m.add_argument("--colour-clocks", type=int, choices=(1, 3), default=1, metavar="{1,3}",
+    m.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
     m.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,

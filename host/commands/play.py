@@ -34,9 +34,9 @@ def register(sub, groups):
     v.add_argument("--video", metavar="FILE", default=None,
                    help="video of the first episode, .mp4 or .gif (default DIR/play-<who>-s<seed>.mp4)")
     v.add_argument("--no-video", action="store_true", help="scores only")
-    p.add_argument("--scale", type=int_range(1, 8), metavar="K", default=2,
+    p.add_argument("--scale", type=int_range(1, 8), metavar="K", default=None,
                    help="video pixels: K x taller, 2K x wider (default 2: 640 x 420)")
-    p.add_argument("--video-seconds", type=float_range(0, 3600, lo_open=True), metavar="T", default=120.0,
+    p.add_argument("--video-seconds", type=float_range(0, 3600, lo_open=True), metavar="T", default=None,
                    help="longest video, seconds of console time (default 120)")
     p.add_argument("--json", action="store_true", help="one JSON object per line: the episodes, then the summary")
     p.set_defaults(func=main)
@@ -50,6 +50,12 @@ def main(args) -> int:
     from nc2600.host.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
+    if args.no_video:
+        for option, value in (("--scale", args.scale), ("--video-seconds", args.video_seconds)):
+            if value is not None:
+                raise UserError(f"{option} applies to the video only; it cannot be given with --no-video")
+    args.scale = 2 if args.scale is None else args.scale
+    args.video_seconds = 120.0 if args.video_seconds is None else args.video_seconds
     agent = play.load_agent(args.run, args.individual)
     cfg = agent.cfg
     trained_policy = cfg.policy
@@ -91,7 +97,16 @@ def main(args) -> int:
     if not args.json:
         print(head, flush=True)
 
+    waiting: dict[int, object] = {}        # finished out of order: printed once the earlier ones are
+    shown = [0]
+
     def on_result(r) -> None:
+        waiting[r.job.tag] = r
+        while shown[0] in waiting:
+            show(waiting.pop(shown[0]))
+            shown[0] += 1
+
+    def show(r) -> None:
         row = {"episode": r.job.tag, "seed": r.job.episode_seed, "return": r.episode_return,
                "frames": r.frames, "steps": r.steps, "actions_crc32": r.actions_crc32}
         if args.json:

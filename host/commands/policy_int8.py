@@ -4,7 +4,7 @@ with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game obser
 from __future__ import annotations
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError
+from nc2600.host.errors import UserError, ascii_int
 
 
 def _games(text: str) -> list[str]:
@@ -46,5 +46,5 @@ def register(subparsers, groups) -> None:
     p.add_argument("--array", action="store_true",
                    help="the array engine (R x C MACs, nc2600.hls_models.policy_array): cycles, MAC efficiency and memory "
                         "for 64..512 multipliers, small and Nature networks")
-    p.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX, help="activation ceiling")
+    p.add_argument("--act-max", type=ascii_int, choices=(127, 255), default=ACT_MAX, help="activation ceiling")
     p.set_defaults(func=_main)

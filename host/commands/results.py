@@ -42,6 +42,19 @@ def main(args) -> int:
         args.out = str(results.PAGE) if args.out is None else args.out
     if not Path(args.records).is_dir():
         raise UserError(f"--records {args.records!r} is not a folder")
+    if not Path(args.lockstep).is_dir():
+        raise UserError(f"--lockstep {args.lockstep!r} is not a folder")
+    if args.out.strip() == "":
+        raise UserError("--out is empty; give the page's file name")
+    if args.check:
+        # the page compared must be a file that exists: a folder, a missing file or a missing
+        # folder is a wrong path (exit 2), not a page out of date (exit 1)
+        if not Path(args.out).is_file():
+            what = "a folder" if Path(args.out).is_dir() else "missing"
+            raise UserError(f"--out {args.out!r} is {what}; --check compares an existing page")
+    else:
+        from nc2600.host.launcher.rundir import check_output_file
+        check_output_file(args.out)
     try:
         if not any(results.load_folder(args.records).values()):
             # a page of no figures would replace the real one: a wrong folder, not a result

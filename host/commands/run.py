@@ -71,6 +71,9 @@ def register(sub, groups):
                            help="run directory (default runs/<game>-<algo>-s<seed>-<time>)")
             p.add_argument("--resume", metavar="DIR", default=_D,
                            help="continue the run in DIR from its last complete checkpoint")
+            p.add_argument("--restart", metavar="DIR", default=_D,
+                           help="start the run in DIR over from generation 0 with its saved settings (its "
+                                "history, checkpoint and outputs are removed): for a damaged run folder")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
                    help="progress display: a bar on a terminal, plain lines otherwise (default auto)")
     p.set_defaults(func=main, uses_ray=_uses_ray)
@@ -95,14 +98,18 @@ def _option_name(name: str) -> str:
 
 def build(args) -> tuple:
     """(RunConfig, out_dir, resume) from parsed arguments; raises UserError."""
-    from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
+    from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig, check_applies
     given = {f.name: getattr(args, f.name) for f in option_fields() if getattr(args, f.name, None) is not None}
-    if args.resume is not None:
+    restart = getattr(args, "restart", None)
+    if restart is not None and (args.resume is not None or args.out is not None):
+        raise UserError("give one of --out, --resume and --restart")
+    if args.resume is not None or restart is not None:
+        option, folder = ("--resume", args.resume) if restart is None else ("--restart", restart)
         if args.out is not None:
             raise UserError("give either --out or --resume, not both")
-        if args.resume.strip() == "":
-            raise UserError("--resume is empty; give the run folder")
-        out = Path(args.resume)
+        if folder.strip() == "":
+            raise UserError(f"{option} is empty; give the run folder")
+        out = Path(folder)
         from nc2600.host.errors import read_regular_file
         from nc2600.host.launcher.settings import CONFIG_MAX_BYTES
         if not os.path.lexists(out / "config.json"):
@@ -133,6 +140,7 @@ def build(args) -> tuple:
                                 f"({was!r}); only {names} may change")
         if "cluster" in given and "ray_address" not in given:
             cfg.ray_address = None      # a new --cluster drops the saved address
+        check_applies(cfg, given)
         return cfg, out, True
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
@@ -143,6 +151,7 @@ def build(args) -> tuple:
             setattr(cfg, k, v)
     if "game" not in given and "rom" in given:
         cfg.game = None
+    check_applies(cfg, given)
     if args.out is not None and args.out.strip() == "":
         raise UserError("--out is empty; give a folder name")
     out = Path(args.out) if args.out is not None else Path("runs") / (
@@ -156,7 +165,8 @@ def main(args) -> int:
     from nc2600.host.launcher.run import Run
     cfg, out, resume = build(args)
     progress = {"auto": None, "bar": True, "lines": False}[args.progress]
-    run = Run(cfg, out, resume=resume, progress=progress)
+    restart = getattr(args, "restart", None) is not None
+    run = Run(cfg, out, resume=resume and not restart, progress=progress, restart=restart)
     try:
         run.prepare()
     except BaseException as exc:

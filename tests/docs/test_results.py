@@ -150,5 +150,6 @@ def test_results_refuses_a_records_folder_without_records(tmp_path, capsys):
                                        f"of records, as --record FILE appends them)\n")
             assert page.read_text() == "# kept\n"
     results.append(recs / "launcher.jsonl", _rec(100, "2026-01-02"))
+    (tmp_path / "none").mkdir()                 # a lockstep folder holding no files (a missing one is refused)
     assert main(["results", "--records", str(recs), "--lockstep", str(tmp_path / "none"), "--out", str(page)]) == 0
     assert "**100 frames/s**" in page.read_text()

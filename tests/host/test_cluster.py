@@ -50,7 +50,9 @@ def _local_oracle(cfg: dict, out: Path, cwd: Path) -> dict:
     """The local backend's run of ``cfg`` (RunConfig fields; one worker) in a process of its own:
     not forked from this one, whose Ray cluster client (gRPC threads) makes a fork unsafe (an
     evaluator worker forked here died of SIGSEGV in CI once). Returns the run's summary."""
-    args = [f"--{k.replace('_', '-')}={v}" for k, v in cfg.items() if k != "video"]
+    # an option of another algorithm is refused (GA's truncation and elite candidates with ES)
+    unused = ("truncation", "elite_candidates") if cfg.get("algo") == "es" else ()
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in cfg.items() if k != "video" and k not in unused]
     proc = _cli("run", *args, "--no-video", "--workers", "1", "--out", str(out), cwd=cwd,
                 env={"OPENBLAS_NUM_THREADS": "1"})
     assert proc.returncode == 0, proc.stderr

@@ -82,9 +82,11 @@ def test_options_never_given_fit_the_population(argv, truncation, elite):
     assert (cfg.truncation, cfg.elite_candidates) == (truncation, elite)
 
 
-def test_random_search_has_no_truncation_to_refuse():
-    cfg = _build("--algo", "rs", "--population", "4", "--truncation", "10")
-    assert cfg.population == 4
+def test_random_search_refuses_truncation_it_does_not_use():
+    """Random search draws fresh individuals (no parents): --truncation is refused, not recorded."""
+    from nc2600.host.errors import UserError
+    with pytest.raises(UserError, match=r"^--truncation applies to --algo ga only \(this run: --algo rs\)$"):
+        _build("--algo", "rs", "--population", "4", "--truncation", "10")
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -107,7 +109,7 @@ def test_help_states_the_population_rule_and_es_l2():
 
 def test_config_json_records_the_values_used(tmp_path):
     from nc2600.host.launcher.run import Run
-    cfg = _build("--population", "6", "--es-l2", "0.25", "--noise-table-size", str(1 << 20))
+    cfg = _build("--algo", "es", "--population", "6", "--es-l2", "0.25", "--noise-table-size", str(1 << 20))
     run = Run(cfg, tmp_path / "r")
     run.prepare()
     run.folder.release()

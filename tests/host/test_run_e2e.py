@@ -106,9 +106,14 @@ def test_resume_of_finished_run_keeps_its_summary(reference_run, tmp_path):
 
 
 def test_es_and_random_search_run(tmp_path):
+    # the options of another algorithm are refused: GA's truncation, ES's lack of elite candidates
+    # and noise-table-free random search
+    unused = {"es": ("--truncation", "--elite-candidates"), "rs": ("--truncation", "--noise-table-size")}
     for algo in ("es", "rs"):
         out = tmp_path / algo
-        nc2600("run", *SMALL, "--algo", algo, "--generations", "1", "--workers", "1", "--out", str(out), "--no-video")
+        given = dict(zip(SMALL[::2], SMALL[1::2]))
+        argv = [x for option, value in given.items() if option not in unused[algo] for x in (option, value)]
+        nc2600("run", *argv, "--algo", algo, "--generations", "1", "--workers", "1", "--out", str(out), "--no-video")
         summary = json.loads((out / "summary.json").read_text())
         assert summary["algo"] == algo and summary["generations"] == 1
 
