@@ -28,7 +28,10 @@ colour_clocks, rtl`` (the instance's build key), ``network`` (how to rebuild it:
 calibration seed, the SHA-256 of the int8 parameters), ``episodes`` (per episode: seed, frames,
 decisions, return, game over, the distinct actions taken), ``frames_compared``,
 ``decisions_compared``, ``first_difference`` (null when none), ``match``, ``instance_fps`` (the
-instance's frames per wall-clock second, ALE and the comparison left out) and ``cpu_s``.
+episodes' frames per CPU-second of the instance's simulation and its driver: the first episode's
+replay of ALE's reset sequence, about 200 manual frames, and the parameter load included; ALE and
+the comparison left out) and ``cpu_s`` (the whole game's CPU seconds in this process: the
+network's calibration, both sides and the comparison; a build of the instance not included).
 """
 from __future__ import annotations
 
@@ -183,9 +186,9 @@ def instance_lockstep_game(game: str, frames: int, episode_frames: int, seed: in
     episode_seed = 0
     while rec["frames_compared"] < frames and rec["first_difference"] is None:
         rows: list[FrameRecord] = []
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         ep = runner.run(episode_seed, policy, frames_out=rows)
-        inst_time += time.perf_counter() - t0
+        inst_time += time.process_time() - t0
         ale_rows, tot = ale_episode(env, policy, episode_seed)
         diff = first_difference(rows, ale_rows)
         mine = {"return": ep.episode_return, "frames": ep.frames, "decisions": ep.decisions,
