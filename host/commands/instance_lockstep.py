@@ -16,7 +16,7 @@ loadable game, ``--games A,B,...`` a list (a table in the order given, each row 
 and the ones before it have finished), ``--jobs J`` in parallel processes, ``--cluster ray`` one Ray
 task per game. ``--json`` prints JSON Lines: one object per game, then (``--games``/``--all``) one
 ``{"summary": ...}`` line. ``--results PATH`` (with ``--games``/``--all``) keeps every finished game's
-record in a file (:class:`nc2600.host.verify.lockstep.ResultsFile`, kind ``instance_lockstep``); run
+record in a file (:class:`nc2600.host.verify.lockstep.ResultsFile`, kind ``instance-lockstep``); run
 again with the same options and RTL, the games already there are not run again (a sweep of
 CPU-hours survives being cut off). The Verilated instance runs about 12 frames per CPU-second: a
 game of 2,000 frames takes about 3 CPU-minutes, plus one build of the instance per screen height
@@ -70,7 +70,7 @@ def _run(args, opened: list) -> int:
         if not multi:
             raise UserError("--results needs --games or --all")
         store = ResultsFile(args.results, lambda: run_identity(args.frames, episode_frames, args.seed, args.calib_seed,
-                                                               args.colour_clocks), kind="instance_lockstep")
+                                                               args.colour_clocks), kind="instance-lockstep")
         opened.append(store)
         kept = [g for g in games if g in store.records]
         from nc2600.host.cluster.supervisor import set_interrupt_hint
