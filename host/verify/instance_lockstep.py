@@ -170,11 +170,10 @@ def instance_lockstep_game(game: str, frames: int, episode_frames: int, seed: in
     mapper = detect_mapper(open(path, "rb").read())
     c0 = time.process_time()
     policy, digest = sweep_policy(path, len(info.minimal_actions), seed, calib_seed, episode_frames)
-    rtl = None
     if sim is None:
-        from nc2600.hwtools.instance_harness import InstanceSim, build
-        rtl = build(info.screen_height, info.display, colour_clocks=colour_clocks).parent.name
+        from nc2600.hwtools.instance_harness import InstanceSim
         sim = InstanceSim(info.screen_height, info.display, colour_clocks=colour_clocks)
+    rtl = getattr(sim, "build_key", None)
     runner = InstanceEpisodeRunner(InstanceDriver(sim), name, path, FRAME_SKIP, episode_frames)
     env = _ale_trace_class()(path, episode_frames)
     rec = {"game": name, "mapper": mapper, "display": info.display, "height": info.screen_height,

@@ -66,42 +66,39 @@ def test_first_difference_names_frame_decision_phase_and_fields():
                                           "fields": {"ended": {"instance": True, "ale": False}}}
 
 
-def test_two_games_against_ale_and_resume(tmp_path, capsys):
-    """Boxing, then (resumed from the results file) Boxing and Pitfall II: each game's record is
-    exact, and its episode equals an ALE int8 episode of the same network played here: every
-    decision, the return and the frames. Pitfall II is the DPC game whose 10,495-byte ROM the
-    instance refused (SLVERR, bad ROM size) before the host loaded the bytes its cartridge
-    addresses. The second run takes Boxing's record from the file and runs only Pitfall II."""
+def test_pitfall2_against_ale_and_resume(tmp_path, capsys):
+    """Pitfall II on the instance: the DPC game whose 10,495-byte ROM the instance refused (SLVERR,
+    bad ROM size) before the host loaded the bytes its cartridge addresses. Its record is exact,
+    and its episode equals an ALE int8 episode of the same network played here: every decision,
+    the return and the frames. Run again on the same results file, the game is taken from the
+    file (none runs) and its row is the same."""
     from nc2600.host.drivers.instance import policy_key
     from nc2600.host.verify.games import game_info, resolve_rom
     results = tmp_path / "sweep.jsonl"
-    argv = ["instance-lockstep", "--frames", str(FRAMES), "--results", str(results), "--json"]
-    assert main([*argv, "--games", "boxing"]) == 0
+    argv = ["instance-lockstep", "--games", "pitfall2", "--frames", str(FRAMES), "--results", str(results), "--json"]
+    assert main(argv) == 0
     first = capsys.readouterr()
-    assert "0 of 1 games from" in first.err
-    boxing = json.loads(first.out.splitlines()[0])
-    assert main([*argv, "--games", "boxing,pitfall2"]) == 0
-    second = capsys.readouterr()
-    assert "1 of 2 games from" in second.err and "1 to run" in second.err
-    lines = [json.loads(x) for x in second.out.splitlines()]
-    assert lines[0] == boxing
-    assert lines[2]["summary"] == {**lines[2]["summary"], "games": 2, "exact": 2, "match": True, "from_results": 1}
+    assert "0 of 1 games from" in first.err and "1 to run" in first.err
+    rec, summary = [json.loads(x) for x in first.out.splitlines()]
+    assert summary["summary"] == {**summary["summary"], "games": 1, "exact": 1, "match": True, "from_results": 0}
     kept = [json.loads(x) for x in results.read_text().splitlines()]
-    assert kept[0]["instance_lockstep_results"]["frames"] == FRAMES
-    assert [r["game"] for r in kept[1:]] == ["boxing", "pitfall2"]
-    for rec in lines[:2]:
-        name, rom = resolve_rom(game=rec["game"])
-        qp, digest = sweep_policy(rom, len(game_info(name, rom).minimal_actions), 0, 0, FRAMES)
-        assert digest == policy_key(qp).hex()
-        assert rec["network"] == {"seed": 0, "calib_seed": 0, "sha256": digest}
-        actions, ret, frames = _ale_int8_episode(rom, qp, 0, FRAMES)
-        ep = rec["episodes"][0]
-        assert rec["match"] and rec["first_difference"] is None
-        assert (ep["return"], ep["frames"], ep["decisions"]) == (ret, frames, len(actions))
-        assert ep["actions_used"] == len(set(actions))
-        assert rec["frames_compared"] == frames == FRAMES
-        assert rec["decisions_compared"] == len(actions)
-    assert lines[1]["mapper"] == "DPC"
+    assert kept[0]["instance_lockstep_results"]["frames"] == FRAMES and kept[1:] == [rec]
+    name, rom = resolve_rom(game="pitfall2")
+    qp, digest = sweep_policy(rom, len(game_info(name, rom).minimal_actions), 0, 0, FRAMES)
+    assert digest == policy_key(qp).hex()
+    assert rec["network"] == {"seed": 0, "calib_seed": 0, "sha256": digest}
+    actions, ret, frames = _ale_int8_episode(rom, qp, 0, FRAMES)
+    ep = rec["episodes"][0]
+    assert (rec["mapper"], rec["match"], rec["first_difference"]) == ("DPC", True, None)
+    assert (ep["return"], ep["frames"], ep["decisions"]) == (ret, frames, len(actions))
+    assert ep["actions_used"] == len(set(actions))
+    assert rec["frames_compared"] == frames == FRAMES
+    assert rec["decisions_compared"] == len(actions)
+    assert main(argv) == 0
+    second = capsys.readouterr()
+    assert "1 of 1 games from" in second.err and "0 to run" in second.err
+    again, summary = [json.loads(x) for x in second.out.splitlines()]
+    assert again == rec and summary["summary"]["from_results"] == 1
 
 
 class _ActionFault:
