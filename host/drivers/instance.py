@@ -301,6 +301,9 @@ class FrameRecord:
             on its RAM).
         lives: the life count after the frame (the game's rules; ALE ``lives()``).
         terminal: the game is over after the frame (the game's rules; ALE ``game_over()``).
+        errors: the instance's STATUS error bits set at the frame's rules turn, by name
+            (:func:`error_names`; e.g. the preprocessor's sync error after a frame that is not
+            ``H`` lines of 160 visible pixels); always empty for ALE.
     """
     frame: int
     phase: str
@@ -309,6 +312,7 @@ class FrameRecord:
     reward: int
     lives: int
     terminal: bool
+    errors: tuple = ()
 
 
 @dataclass
@@ -409,8 +413,8 @@ class InstanceEpisodeRunner:
         into the engine unless it is the one loaded last); ``record_actions`` reads the action
         of every decision (two more reads per frame); ``frames_out``: a list that gets one
         :class:`FrameRecord` per emulated frame (the instance's FRAMES, DECISIONS, ACTION and
-        STATUS.phase at the frame's rules turn, and the rules' reward, lives and game over; three
-        more reads per frame).
+        STATUS.phase and error bits at the frame's rules turn, and the rules' reward, lives and
+        game over; three more reads per frame), also when the episode ends with an error.
 
         The episode start state (ALE's power-on and reset sequence, replayed with manual frames)
         is replayed for the first episode; when the MMIO object offers ``save_state`` /
@@ -471,7 +475,7 @@ class InstanceEpisodeRunner:
                     frames_out.append(FrameRecord(
                         int(d.fields(R.FRAMES).value), Phase.labels.get(phase, str(phase)), int(decision),
                         int(d.fields(R.ACTION).value) if phase == Phase.STEP else -1, int(reward), int(lives),
-                        bool(terminal)))
+                        bool(terminal), tuple(error_names(st))))
                 d.write(R.REWARD, value=int(reward))
                 d.write(R.RULES, terminal=int(terminal))
             elif state == State.IDLE:

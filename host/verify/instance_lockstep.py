@@ -18,7 +18,8 @@ compared:
   model preprocessor's stack.
 
 Every frame gives a :class:`nc2600.host.drivers.instance.FrameRecord` on each side (frame count,
-phase, decision count, the action held, reward, lives, game over); the first frame where they
+phase, decision count, the action held, reward, lives, game over, and the instance's error bits,
+e.g. the preprocessor's sync error); the first frame where they
 differ (or where one side's episode has ended and the other's has not) is the record's
 ``first_difference``: episode seed, frame, decision, phase and the differing fields with both
 values. After each episode its totals (return, frames, decisions, game over) are compared too.
@@ -43,7 +44,7 @@ from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS, FRAME_SKIP
 from nc2600.host.drivers.instance import FrameRecord
 
 #: the frame record's fields in the order a difference lists them
-FIELDS = ("frame", "phase", "decision", "action", "reward", "lives", "terminal")
+FIELDS = ("frame", "phase", "decision", "action", "reward", "lives", "terminal", "errors")
 #: calibration observations of random play that set the int8 shifts (as ``nc2600 run --policy int8``)
 CALIBRATION_OBSERVATIONS = 32
 
@@ -163,7 +164,7 @@ def instance_lockstep_game(game: str, frames: int, episode_frames: int, seed: in
         InstanceError: the instance refused a command or stopped answering.
     """
     from nc2600.hls_models.cartridge import detect_mapper
-    from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner
+    from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
     from nc2600.host.verify.games import game_info, resolve_rom
     name, path = resolve_rom(game=game)
     info = game_info(name, path)
@@ -186,18 +187,29 @@ def instance_lockstep_game(game: str, frames: int, episode_frames: int, seed: in
     while rec["frames_compared"] < frames and rec["first_difference"] is None:
         rows: list[FrameRecord] = []
         t0 = time.process_time()
-        ep = runner.run(episode_seed, policy, frames_out=rows)
+        try:
+            ep, failed = runner.run(episode_seed, policy, frames_out=rows), None
+        except InstanceError as exc:        # the episode ended with an error bit: its frames are compared
+            if not rows:
+                raise
+            ep, failed = None, str(exc)
         inst_time += time.process_time() - t0
         ale_rows, tot = ale_episode(env, policy, episode_seed)
         diff = first_difference(rows, ale_rows)
-        mine = {"return": ep.episode_return, "frames": ep.frames, "decisions": ep.decisions,
-                "game_over": ep.game_over}
+        mine = (tot if failed else {"return": ep.episode_return, "frames": ep.frames, "decisions": ep.decisions,
+                                    "game_over": ep.game_over})
+        if diff is None and failed:
+            diff = {"frame": len(rows), "decision": rows[-1].decision, "phase": "end",
+                    "fields": {"error": {"instance": failed, "ale": None}}}
         if diff is None and mine != tot:     # equal frames but other totals: the registers' sums
             diff = {"frame": ep.frames, "decision": ep.decisions, "phase": "end",
                     "fields": {k: {"instance": mine[k], "ale": tot[k]} for k in mine if mine[k] != tot[k]}}
         same = next((i for i, (a, b) in enumerate(zip(rows, ale_rows)) if a != b), min(len(rows), len(ale_rows)))
         rec["frames_compared"] += same
         rec["decisions_compared"] += ale_rows[same - 1].decision if same else 0
+        if failed:
+            mine = {"return": None, "frames": len(rows), "decisions": rows[-1].decision, "game_over": None,
+                    "error": failed}
         rec["episodes"].append({"seed": episode_seed, **mine,
                                 "actions_used": len({r.action for r in rows if r.phase == "STEP"})})
         if diff is not None:

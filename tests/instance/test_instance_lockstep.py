@@ -144,6 +144,39 @@ def _exit_code(argv) -> int:
         return e.code
 
 
+class _SyncFault:
+    """The instance's MMIO with STATUS's preprocessor sync error bit set in every status the
+    driver waits for from ``frame`` on (a frame the preprocessor could not take, as a short frame
+    gives)."""
+
+    def __init__(self, sim, frame: int):
+        from nc2600.hls_models.registers import INSTANCE as R
+        self.sim, self.frame, self.R = sim, frame, R
+
+    def __getattr__(self, name):
+        return getattr(self.sim, name)
+
+    def poll(self, *args):
+        v = self.sim.poll(*args)
+        if v is not None and self.sim.read(self.R.FRAMES.offset) >= self.frame:
+            v |= self.R.STATUS.err_sync.mask
+        return v
+
+
+def test_an_instance_error_is_a_difference_at_its_frame():
+    """An error bit (the preprocessor's sync error, injected from frame 30) is the first
+    difference at frame 30 (the frames before are compared and equal), and the episode that
+    ended with it is kept in the record with its error, not raised."""
+    from nc2600.host.verify.instance_lockstep import instance_lockstep_game
+    from nc2600.hwtools.instance_harness import InstanceSim
+    rec = instance_lockstep_game("boxing", FRAMES, FRAMES, sim=_SyncFault(InstanceSim(210, "NTSC"), 30))
+    d = rec["first_difference"]
+    assert not rec["match"] and (d["episode_seed"], d["frame"]) == (0, 30)
+    assert d["fields"] == {"errors": {"instance": ("preprocessor sync error",), "ale": ()}}
+    assert rec["frames_compared"] == 29
+    assert "preprocessor sync error" in rec["episodes"][0]["error"]
+
+
 @pytest.mark.parametrize("args,message", [
     (["--games", "boxing,boxing"], "listed twice"),
     (["--games", "boxing,"], "without empty entries"),
