@@ -14,6 +14,9 @@ by byte signatures in the image:
   32768 -> ``F4SC`` / ``3E`` / ``3F`` / ``F4``; 65536 -> ``3E``/``3F``/``MB``;
   131072 -> ``3E``/``3F``/``MC``; multiples of 8448 -> ``AR``.
 
+The cartridge hardware addresses fewer bytes than some dumps hold: :func:`cartridge_image` gives
+the bytes a host loads into the console's ROM memory.
+
 Two ROM md5s are forced to ``F8 swapped`` by ALE before detection (not among ALE's games).
 The nc2600 console implements the mappers of ALE's 104 loadable games: 2K, 4K, F8, F6, E0,
 F8SC, F6SC, FE, DPC (:data:`SUPPORTED_MAPPERS`).
@@ -25,6 +28,11 @@ SUPPORTED_MAPPERS = ("2K", "4K", "F8", "F6", "E0", "F8SC", "F6SC", "FE", "DPC")
 #: Stella's mapper names -> the code of the console's ``mapper`` configuration input (the RTL's
 #: ``nc2600.hw.cartridge.Mapper``; the host drivers write it): one code per mapper of :data:`SUPPORTED_MAPPERS`.
 MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6, "FE": 7, "DPC": 8}
+
+#: bytes of a ROM file that a mapper addresses, where a dump may hold more: Stella 2.4.2
+#: ``CartridgeDPC`` copies the 8,192 program bytes (file offsets 0..8,191) and the 2,048-byte display
+#: image (8,192..10,239) and never reads the rest of a 10,495- or 10,496-byte dump.
+ADDRESSED_BYTES = {"DPC": 8192 + 2048}
 
 _E0 = (b"\x8d\xe0\x1f", b"\x8d\xe0\x5f", b"\x8d\xe9\xff", b"\xad\xe9\xff", b"\xad\xed\xff", b"\xad\xf3\xbf")
 _FE = (b"\x20\x00\xd0\xc6\xc5", b"\x20\xc3\xf8\xa5\x82", b"\xd0\xfb\x20\x73\xfe", b"\x20\x00\xf0\x84\xd6")
@@ -130,3 +138,20 @@ def detect_mapper(image: bytes) -> str:
     if _3f(image):
         return "3F"
     raise ValueError(f"unrecognized cartridge: ROM size was {size} bytes")
+
+
+def cartridge_image(image: bytes, mapper: str | None = None) -> bytes:
+    """The bytes of a ROM file that its cartridge addresses (:data:`ADDRESSED_BYTES`): a DPC
+    dump's first 10,240 bytes (8 KiB program + 2 KiB display image), every other mapper's whole
+    file. What a host loads into the console's ROM memory (the fabric instance takes
+    ``ROM_SIZE`` in multiples of 2,048 bytes, :data:`nc2600.hw.instance.ROM_SIZES`).
+
+    Args:
+        image: the whole ROM file.
+        mapper: its mapper (:func:`detect_mapper` of ``image`` when None).
+    Raises:
+        ValueError: an unrecognised size (:func:`detect_mapper`).
+    """
+    mapper = detect_mapper(image) if mapper is None else mapper
+    n = ADDRESSED_BYTES.get(mapper)
+    return bytes(image) if n is None else bytes(image[:n])

@@ -85,6 +85,12 @@ class VerilatedModel:
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
 
+    @property
+    def build_key(self) -> str:
+        """The build the model runs: its harness library's cache folder name, ``<name>-<hash>``
+        (:func:`build_shared_lib`; the hash covers the Verilog, the harness and the flags)."""
+        return Path(self._lib._name).parent.name
+
 
 #: The inference engines' common port driving (``cpp/engine_ports.h``), prepended to an engine
 #: harness by :func:`engine_harness` (part of the build's cache key).

@@ -53,7 +53,7 @@ def main(args) -> int:
             what = "a folder" if Path(args.out).is_dir() else "missing"
             raise UserError(f"--out {args.out!r} is {what}; --check compares an existing page")
     else:
-        from nc2600.host.launcher.rundir import check_output_file
+        from nc2600.host.rundir import check_output_file
         check_output_file(args.out)
     try:
         if not any(results.load_folder(args.records).values()):

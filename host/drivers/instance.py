@@ -46,6 +46,7 @@ State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings
 MemSel = ENUMS["mem_sel_e"]                #: MEM_SEL.sel's encodings
 ParamSpace = ENUMS["param_space_e"]        #: PARAM_ADDR.space's encodings
 PaddleDir = ENUMS["paddle_dir_e"]          #: ACTION_TABLE.paddle's encodings
+Phase = ENUMS["phase_e"]                   #: STATUS.phase's encodings
 #: InstanceEpisode.cycles key -> the register counting that phase
 CYCLES = {"emulation": R.CYCLES_EMU, "host_rules": R.CYCLES_HOST, "preprocessor": R.CYCLES_OBS,
           "inference": R.CYCLES_INFER, "action_select": R.CYCLES_SELECT, "controller": R.CYCLES_CTRL}
@@ -284,6 +285,36 @@ class MmioConsolePort:
         return self.d.read_ram(cart=True)
 
 
+@dataclass(frozen=True)
+class FrameRecord:
+    """One emulated frame of an episode, as the instance and ALE int8 are compared frame by frame
+    (:mod:`nc2600.host.verify.instance_lockstep`).
+
+    Attributes:
+        frame: frames emulated in the episode up to and including this one (1 for the first).
+        phase: the episode phase of the frame, a :data:`Phase` label: ``"NOOP"`` (the no-op
+            start), ``"FIRE"`` (the FIRE step), ``"STEP"`` (a decision's frames).
+        decision: decisions taken so far, this frame's included (0 in the start).
+        action: minimal-set index of the action held in the frame (in STEP frames; -1 in the
+            start, whose actions are the protocol's NOOP and FIRE).
+        reward: the frame's reward (ALE's game score change; the instance's from the game rules
+            on its RAM).
+        lives: the life count after the frame (the game's rules; ALE ``lives()``).
+        terminal: the game is over after the frame (the game's rules; ALE ``game_over()``).
+        errors: the instance's STATUS error bits set at the frame's rules turn, by name
+            (:func:`error_names`; e.g. the preprocessor's sync error after a frame that is not
+            ``H`` lines of 160 visible pixels); always empty for ALE.
+    """
+    frame: int
+    phase: str
+    decision: int
+    action: int
+    reward: int
+    lives: int
+    terminal: bool
+    errors: tuple = ()
+
+
 @dataclass
 class InstanceEpisode:
     """One episode on the instance: its return, frames (start included), decisions, the action
@@ -376,10 +407,14 @@ class InstanceEpisodeRunner:
             raise RuntimeError("this MMIO object cannot record waveforms (needs InstanceSim(trace=True))")
         self._trace = (path, int(cycles), int(after))
 
-    def run(self, episode_seed: int, policy, record_actions: bool = False) -> InstanceEpisode:
+    def run(self, episode_seed: int, policy, record_actions: bool = False,
+            frames_out: list | None = None) -> InstanceEpisode:
         """One episode with ``policy`` (a :class:`nc2600.hls_models.policy_int8.QuantizedPolicy`, loaded
         into the engine unless it is the one loaded last); ``record_actions`` reads the action
-        of every decision (two more reads per frame).
+        of every decision (two more reads per frame); ``frames_out``: a list that gets one
+        :class:`FrameRecord` per emulated frame (the instance's FRAMES, DECISIONS, ACTION and
+        STATUS.phase and error bits at the frame's rules turn, and the rules' reward, lives and
+        game over; three more reads per frame), also when the episode ends with an error.
 
         The episode start state (ALE's power-on and reset sequence, replayed with manual frames)
         is replayed for the first episode; when the MMIO object offers ``save_state`` /
@@ -433,7 +468,14 @@ class InstanceEpisodeRunner:
                 ram = d.read_ram(self.ram_words)
                 x = d.read_ram(self.xram_words, cart=True) if self.rule.uses_xram else None
                 reads += len(self.ram_words) + len(self.xram_words)
-                reward, terminal, _ = rules.step(ram, x)
+                reward, terminal, lives = rules.step(ram, x)
+                if frames_out is not None:
+                    phase = R.STATUS.phase.get(st)
+                    decision = d.fields(R.DECISIONS).value
+                    frames_out.append(FrameRecord(
+                        int(d.fields(R.FRAMES).value), Phase.labels.get(phase, str(phase)), int(decision),
+                        int(d.fields(R.ACTION).value) if phase == Phase.STEP else -1, int(reward), int(lives),
+                        bool(terminal), tuple(error_names(st))))
                 d.write(R.REWARD, value=int(reward))
                 d.write(R.RULES, terminal=int(terminal))
             elif state == State.IDLE:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nc2600.hls_models.cartridge import cartridge_image
 from nc2600.hls_models.frame_skip import paddle_direction, paddle_needed, paddle_step
 from nc2600.hwtools.console_harness import ConsoleSim, FrameResult
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
@@ -191,7 +192,7 @@ class RtlConsole:
         det_height = 210 if (self.pal and self.height == 250) else self.height
         sim.configure(self.mapper, pal=False, hmove_blanks=self.hmove_blanks, ystart=self.ystart,
                       height=det_height)
-        sim.load_rom(self.image[:16384])
+        sim.load_rom(cartridge_image(self.image, self.mapper))
         sim.write_riot_ram(ram)
         self.system_reset()
         for _ in range(60):

@@ -40,7 +40,7 @@ import numpy as np
 
 from nc2600.host.errors import UserError
 from nc2600.host.launcher.progress import Heartbeat
-from nc2600.host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json
+from nc2600.host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
 from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 
 SEED_LIMIT = 2**31 - 1

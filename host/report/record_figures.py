@@ -70,6 +70,18 @@ def lockstep(exact: int, games: int, frames: int, colour_clocks: int, rtl: str |
              f"{exact}/{games}", "games", f"console RTL build {rtl}" if rtl else "")]
 
 
+def instance_lockstep(exact: int, games: int, frames: int, colour_clocks: int, rtl: str | None,
+                      differ: list[str]) -> list[tuple]:
+    """``nc2600 instance-lockstep``: games whose whole episodes on the default instance equal ALE
+    int8 frame by frame (``rtl``: the instance's build key at 210 NTSC rows; ``differ``: the games
+    that differ or failed)."""
+    notes = f"instance RTL build {rtl}" if rtl else ""
+    if differ:
+        notes += ("; " if notes else "") + "not exact: " + ", ".join(sorted(differ))
+    return [(f"games whose instance episodes equal ALE int8 over >= {frames:,} frames, "
+             f"{_CC.get(colour_clocks, colour_clocks)}", f"{exact}/{games}", "games", notes)]
+
+
 def games_verify(results: list[dict], frames: int) -> list[tuple]:
     """``nc2600 games verify``: games whose rules from RAM equal ALE's reward, game over and lives."""
     games = {r["game"] for r in results}

@@ -196,7 +196,7 @@ def record_path(text: str) -> str:
     Raises:
         nc2600.host.errors.UserError: one line naming the path (the CLI's exit 2).
     """
-    from nc2600.host.launcher.rundir import check_output_file
+    from nc2600.host.rundir import check_output_file
     check_output_file(text, "--record")
     return text
 
@@ -315,6 +315,41 @@ def lockstep_summary(folder) -> list[str]:
     return lines
 
 
+def instance_lockstep_summary(folder) -> list[str]:
+    """Markdown lines summarising every instance lockstep results file in ``folder``
+    (``nc2600 instance-lockstep --results``): its configuration header, the games run so far (a
+    sweep resumes), the frames compared, the games exact and each difference with its place."""
+    lines: list[str] = []
+    for p in sorted(Path(folder).glob("*.jsonl")):
+        rows = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if not rows or "instance_lockstep_results" not in rows[0]:
+            continue
+        head, games = rows[0]["instance_lockstep_results"], rows[1:]
+        exact = sum(bool(g.get("match")) for g in games)
+        cc = head.get("colour_clocks", 3)
+        frames = sum(g.get("frames_compared", 0) for g in games)
+        lines += [f"### Instance lockstep sweep: `docs/{p.parent.name}/{p.name}`", "",
+                  f"Instance build `{head.get('rtl', '?')}` (210 NTSC rows; each game's record names its own), "
+                  f"{_WORDS.get(cc, cc)} colour clock{'s' if cc != 1 else ''} per clock, at least "
+                  f"{format_value(head.get('frames', 0))} frames per game (episodes capped at "
+                  f"{format_value(head.get('episode_frames', 0))}), network seed {head.get('seed', '?')}, calibration "
+                  f"seed {head.get('calib_seed', '?')}, ale-py {head.get('ale_py', '?')}: **{exact} of {len(games)} games "
+                  f"exact** over {format_value(frames)} frames (every frame's phase, decision, action, reward, lives "
+                  f"and game over against ALE int8); {len(games)} of the 104 games run.", ""]
+        bad = [g for g in games if not g.get("match")]
+        if bad:
+            lines += ["| game | first difference |", "|---|---|"]
+            for g in sorted(bad, key=lambda g: g["game"]):
+                d = g.get("first_difference") or {}
+                what = ", ".join(f"{k} {v.get('instance')} (ALE {v.get('ale')})" for k, v in d.get("fields", {}).items())
+                lines.append(f"| {g['game']} | episode {d.get('episode_seed')}, frame {d.get('frame')}, decision "
+                             f"{d.get('decision')}, {d.get('phase')}: {what} |")
+            lines.append("")
+        if games:
+            lines += ["Games run: " + ", ".join(sorted(g["game"] for g in games)) + ".", ""]
+    return lines
+
+
 def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
     """The results page (Markdown, ending in one newline) for the records in ``folder`` and the
     lockstep files in ``lockstep_folder``. Pure function of those files' contents."""
@@ -368,6 +403,8 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
                 out += ["", "</details>", ""]
         if area == "console":
             out += lockstep_summary(lockstep_folder)
+        if area == "instance":
+            out += instance_lockstep_summary(lockstep_folder)
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -242,15 +242,22 @@ class ResultsFile:
     shares the folder and its locks, is refused. Temp files a killed run left beside the file are
     removed then.
 
+    ``kind`` names the command whose results the file holds: ``"lockstep"``, or
+    ``"instance-lockstep"`` (:mod:`nc2600.host.verify.instance_lockstep`, records with the same four
+    checked fields); the header's key is ``lockstep_results`` / ``instance_lockstep_results``.
+
     Raises:
         UserError: ``path`` is a folder, unreadable, not such a file, holds the results of a
-        run with another identity (RTL, frames, actions, seed, configuration, ale-py), another
-        run is writing it, or its lock file cannot be opened.
+        run with another identity (RTL, frames, actions, seed, configuration, ale-py) or of
+        another kind, another run is writing it, or its lock file cannot be opened.
     """
 
-    def __init__(self, path, identity):
+    def __init__(self, path, identity, kind: str = "lockstep"):
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
+        self.kind = kind
+        self._header = kind.replace("-", "_") + "_results"
+        self._a_kind = ("an " if kind[:1] in "aeiou" else "a ") + kind
         from nc2600.host.rundir import check_output_file
         self._name = str(path)                        # as given, for the messages
         if not self._name.strip():
@@ -319,7 +326,7 @@ class ResultsFile:
             raise UserError(f"--results {self._name!r}: not a regular file")
         try:
             lines = self.path.read_text().splitlines()
-            head = json.loads(lines[0])["lockstep_results"] if lines else None
+            head = json.loads(lines[0])[self._header] if lines else None
             recs = [json.loads(line) for line in lines[1:] if line.strip()]
             fields = (("game", str), ("mapper", str), ("frames_compared", int), ("match", bool))
             if not isinstance(head, dict) or not all(
@@ -328,7 +335,7 @@ class ResultsFile:
         except OSError as exc:
             raise UserError(f"--results {self._name!r}: cannot read it ({exc.strerror or exc})") from None
         except (ValueError, KeyError, TypeError, IndexError):
-            raise UserError(f"--results {self._name!r}: not a lockstep results file") from None
+            raise UserError(f"--results {self._name!r}: not {self._a_kind} results file") from None
         self.identity = identity = identity() if callable(identity) else identity
         if head != identity:
             diff = ", ".join(f"{k} {head.get(k)!r} there, {identity.get(k)!r} now"
@@ -341,7 +348,7 @@ class ResultsFile:
         from nc2600.host.rundir import lock_exclusive
         lock = self.path.with_name(f".{self.path.name}.lock")
         self._lock_fd = lock_exclusive(
-            lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another lockstep run is writing it "
+            lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another {self.kind} run is writing it "
                                                  f"(pid {owner})")
 
     def close(self) -> None:
@@ -374,5 +381,5 @@ class ResultsFile:
         import json
 
         from nc2600.host.rundir import atomic_write_bytes
-        text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
+        text = "".join(json.dumps(x) + "\n" for x in [{self._header: self.identity}, *self.records.values()])
         atomic_write_bytes(self.path, text.encode())

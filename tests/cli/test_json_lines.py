@@ -26,6 +26,7 @@ ELSEWHERE = {
     ("bench", "cpu"): "tests/cpu6507 (bench cpu: one JSON line)",
     ("play",): "tests/host/test_play.py (episode lines, then a summary line)",
     ("instance-play",): "tests/instance (one JSON line per episode)",
+    ("instance-lockstep",): "tests/instance/test_instance_lockstep.py (one JSON line per game, then a summary)",
     ("synth",): "tests/synth/test_synth.py::test_cli_one_block_json (one line)",
 }
 

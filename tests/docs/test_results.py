@@ -39,16 +39,20 @@ def test_every_committed_record_is_valid_and_areas_are_known():
 
 
 def test_one_current_lockstep_record_per_console_configuration():
-    """docs/lockstep holds one results file per configuration and sweep length, named by them, its header
-    naming the RTL build."""
+    """docs/lockstep holds one results file per kind (console lockstep, instance lockstep),
+    configuration and sweep length, named by them, its header naming the RTL build."""
     heads = []
     for p in sorted(results.LOCKSTEP_DIR.glob("*.jsonl")):
-        assert p.name.startswith("console") and not any(re.fullmatch(r"[0-9a-f]{7,40}", w) for w in p.stem.split("_")), p
-        head = json.loads(p.read_text().splitlines()[0])["lockstep_results"]
-        assert head["rtl"].startswith("console")
-        heads.append((head["colour_clocks"], head["frames"]))
+        kind = "instance" if p.name.startswith("instance") else "console"
+        assert p.name.startswith(kind) and not any(re.fullmatch(r"[0-9a-f]{7,40}", w) for w in p.stem.split("_")), p
+        head = json.loads(p.read_text().splitlines()[0])["instance_lockstep_results" if kind == "instance"
+                                                         else "lockstep_results"]
+        assert head["rtl"].startswith(kind)
+        assert kind == "console" or f"_cc{head['colour_clocks']}_" in p.stem, p
+        heads.append((kind, head.get("colour_clocks"), head["frames"]))
         assert f"_{head['frames']}_frames" in p.stem, p
     assert heads and len(heads) == len(set(heads))
+    assert {h[0] for h in heads} >= {"console"}
 
 
 def _rec(value, date, **kw):
