@@ -49,7 +49,7 @@ def test_one_current_lockstep_record_per_console_configuration():
                                                          else "lockstep_results"]
         assert head["rtl"].startswith(kind)
         assert kind == "console" or f"_cc{head['colour_clocks']}_" in p.stem, p
-        heads.append((kind, head.get("colour_clocks"), head["frames"]))
+        heads.append((kind, head.get("colour_clocks", head.get("colour_clocks_per_cycle")), head["frames"]))
         assert f"_{head['frames']}_frames" in p.stem, p
     assert heads and len(heads) == len(set(heads))
     assert {h[0] for h in heads} >= {"console"}
