@@ -93,28 +93,34 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     return st.build, st.data, [str(int(v)) for v in extra]
 
 
-def _parse_driver(text: str) -> dict:
+def _parse_driver(text: str, per_clock: int) -> dict:
+    """The driver's line; ``clocks`` in model clocks (the console driver counts colour clocks,
+    ``per_clock`` of them a clock)."""
     m = re.search(r"frames (\d+) clocks (\d+) cpu_s ([\d.]+) frames_per_cpu_s ([\d.]+)", text)
     if not m:
         raise RuntimeError(f"profile_driver printed no result:\n{text[-2000:]}")
-    return {"frames": int(m[1]), "clocks": int(m[2]), "cpu_s": float(m[3]), "frames_per_cpu_s": float(m[4])}
+    return {"frames": int(m[1]), "clocks": int(m[2]) // per_clock, "cpu_s": float(m[3]),
+            "frames_per_cpu_s": float(m[4])}
 
 
 def callgrind_functions(path: Path, top: int = 8) -> tuple[int, list[tuple[str, float]]]:
     """``(total instructions, [(function, share), ...])`` of a callgrind output file (self cost,
     the ``top`` largest) via ``callgrind_annotate``."""
-    proc = subprocess.run(["callgrind_annotate", "--inclusive=no", str(path)], capture_output=True, text=True)
-    total, rows = 0, []
+    proc = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(path)],
+                          capture_output=True, text=True)
+    total, cost = 0, {}
     for line in proc.stdout.splitlines():
         m = re.match(r"\s*([\d,]+) \(\s*([\d.]+)%\)\s+(.*)", line)
         if not m:
             continue
+        n = int(m[1].replace(",", ""))
         if "PROGRAM TOTALS" in m[3]:
-            total = int(m[1].replace(",", ""))
-        elif len(rows) < top:
-            name = re.sub(r"^.*?:", "", m[3].split(" [")[0], count=1)
-            rows.append((name, float(m[2]) / 100))
-    return total, rows
+            total = n
+        else:   # "file:function [object]": one function's code inlined from several files sums up
+            name = m[3].split(" [")[0].split(":", 1)[-1]
+            cost[name] = cost.get(name, 0) + n
+    rows = sorted(cost.items(), key=lambda kv: -kv[1])[:top]
+    return total, [(name, n / max(total, 1)) for name, n in rows]
 
 
 def profile(kind: str, game: str, rom_path, frames: int, colour_clocks: int, callgrind_frames: int) -> dict:
@@ -136,7 +142,8 @@ def profile(kind: str, game: str, rom_path, frames: int, colour_clocks: int, cal
         native = subprocess.run(args + [str(frames)] + extra, capture_output=True, text=True)
         if native.returncode != 0:
             raise RuntimeError(f"profile_driver failed:\n{native.stderr[-2000:]}")
-        timed = _parse_driver(native.stdout)
+        per_clock = colour_clocks if kind == "console" else 1
+        timed = _parse_driver(native.stdout, per_clock)
         result = {"kind": kind, "game": game, "colour_clocks": colour_clocks, "build": Path(lib).parent.name,
                   "frames": timed["frames"], "clocks_per_frame": round(timed["clocks"] / max(timed["frames"], 1)),
                   "frames_per_cpu_s": timed["frames_per_cpu_s"]}
@@ -147,7 +154,7 @@ def profile(kind: str, game: str, rom_path, frames: int, colour_clocks: int, cal
                              *args, str(callgrind_frames), *extra], capture_output=True, text=True)
         if cg.returncode != 0 or not out.exists():
             raise RuntimeError(f"callgrind run failed:\n{cg.stderr[-2000:]}")
-        counted = _parse_driver(cg.stdout)
+        counted = _parse_driver(cg.stdout, per_clock)
         total, functions = callgrind_functions(out)
     # the restore and the driver's start-up are counted once: per frame they are a small
     # share at tens of frames (a restore is one copy of the model, a few hundred kB)
