@@ -7,8 +7,8 @@ ALE's power-on and reset sequence; :func:`instance_state`: an episode just start
 random int8 network) is restored by ``hwtools/cpp/profile_driver.c`` (compiled here with the
 system C compiler, cached), which runs ``frames`` frames natively for the CPU time, then again
 under ``valgrind --tool=callgrind`` for the instruction count (every instruction from the
-snapshot's restore to the end, the model's evaluation functions and the harness loop; the driver
-itself adds a few hundred per frame). The count is exact and repeatable for one build and one
+snapshot's restore to the end: the model's evaluation functions, the harness loop and the
+driver's own few calls a frame). The count is exact and repeatable for one build and one
 compiler; the CPU time is ``clock()`` of the native run.
 
 Console frames are ALE ``update()`` calls with a joystick input drawn from a fixed LCG and a RIOT
@@ -79,7 +79,8 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     runner = I.InstanceEpisodeRunner(d, game, rom_path, 4, 36)
     runner.run(0, qp)                               # replays the reset sequence, keeps its snapshot
     R = I.R
-    sim.restore_state(runner._snapshot)
+    sim.restore_state(runner._snapshot)             # the episode start state the runner restores
+    # the runner's own start of an episode (InstanceEpisodeRunner.run), without its host loop
     ids = runner.ids
     fire = 1 in ids
     d.write(R.EP_CFG, noops=noop_frames(1), noop_index=ids.index(0), fire_en=int(fire),
