@@ -197,15 +197,20 @@ class ArrayPolicyEngine(wiring.Component):
                 m.d.comb += a_in.eq(c_rd.data.as_value())
             with m.Default():
                 m.d.comb += a_in.eq(a_rd.data.as_value())
+        # every datapath register of stage k + 1 loads only when stage k holds a valid word
+        # (v[k]; the multipliers' and adders' clock enables): between inferences and in the layer
+        # gaps the array holds still, and the values that reach the accumulate are the same
         a_r = Signal(data.ArrayLayout(unsigned(8), R))
         w_r = Signal(data.ArrayLayout(signed(8), R * C))
-        m.d.sync += [a_r.eq(a_in), w_r.eq(w_rd.data)]
+        with m.If(v[1]):
+            m.d.sync += [a_r.eq(a_in), w_r.eq(w_rd.data)]
         level = []
         for j in range(C):
             col = []
             for r in range(R):
                 p = Signal(signed(17), name=f"prod_{r}_{j}")
-                m.d.sync += p.eq(a_r[r] * w_r[r * C + j])
+                with m.If(v[2]):
+                    m.d.sync += p.eq(a_r[r] * w_r[r * C + j])
                 col.append(p)
             level.append(col)
         for lv in range(levels):
@@ -214,7 +219,8 @@ class ArrayPolicyEngine(wiring.Component):
                 sums = []
                 for i in range(0, len(col), 2):
                     s = Signal(signed(18 + lv), name=f"sum{lv + 1}_{i // 2}_{j}")
-                    m.d.sync += s.eq(col[i] + col[i + 1])
+                    with m.If(v[3 + lv]):
+                        m.d.sync += s.eq(col[i] + col[i + 1])
                     sums.append(s)
                 nxt_level.append(sums)
             level = nxt_level

@@ -7328,3486 +7328,4980 @@ module policy_array(params__valid, params__space, params__row, params__lane, par
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1037  = a_in;
+    \$1037  = a_r;
+    if (v_d1) begin
+      \$1037  = a_in;
+    end
     if (rst) begin
       \$1037  = 128'h00000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1038  = \$signature__data$215 ;
+    \$1038  = w_r;
+    if (v_d1) begin
+      \$1038  = \$signature__data$215 ;
+    end
     if (rst) begin
       \$1038  = 2048'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1039  = { \$230 [15], \$230  };
+    \$1039  = prod_0_0;
+    if (v_d2) begin
+      \$1039  = { \$230 [15], \$230  };
+    end
     if (rst) begin
       \$1039  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1040  = { \$231 [15], \$231  };
+    \$1040  = prod_1_0;
+    if (v_d2) begin
+      \$1040  = { \$231 [15], \$231  };
+    end
     if (rst) begin
       \$1040  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1041  = { \$232 [15], \$232  };
+    \$1041  = prod_2_0;
+    if (v_d2) begin
+      \$1041  = { \$232 [15], \$232  };
+    end
     if (rst) begin
       \$1041  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1042  = { \$233 [15], \$233  };
+    \$1042  = prod_3_0;
+    if (v_d2) begin
+      \$1042  = { \$233 [15], \$233  };
+    end
     if (rst) begin
       \$1042  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1043  = { \$234 [15], \$234  };
+    \$1043  = prod_4_0;
+    if (v_d2) begin
+      \$1043  = { \$234 [15], \$234  };
+    end
     if (rst) begin
       \$1043  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1044  = { \$235 [15], \$235  };
+    \$1044  = prod_5_0;
+    if (v_d2) begin
+      \$1044  = { \$235 [15], \$235  };
+    end
     if (rst) begin
       \$1044  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1045  = { \$236 [15], \$236  };
+    \$1045  = prod_6_0;
+    if (v_d2) begin
+      \$1045  = { \$236 [15], \$236  };
+    end
     if (rst) begin
       \$1045  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1046  = { \$237 [15], \$237  };
+    \$1046  = prod_7_0;
+    if (v_d2) begin
+      \$1046  = { \$237 [15], \$237  };
+    end
     if (rst) begin
       \$1046  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1047  = { \$238 [15], \$238  };
+    \$1047  = prod_8_0;
+    if (v_d2) begin
+      \$1047  = { \$238 [15], \$238  };
+    end
     if (rst) begin
       \$1047  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1048  = { \$239 [15], \$239  };
+    \$1048  = prod_9_0;
+    if (v_d2) begin
+      \$1048  = { \$239 [15], \$239  };
+    end
     if (rst) begin
       \$1048  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1049  = { \$240 [15], \$240  };
+    \$1049  = prod_10_0;
+    if (v_d2) begin
+      \$1049  = { \$240 [15], \$240  };
+    end
     if (rst) begin
       \$1049  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1050  = { \$241 [15], \$241  };
+    \$1050  = prod_11_0;
+    if (v_d2) begin
+      \$1050  = { \$241 [15], \$241  };
+    end
     if (rst) begin
       \$1050  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1051  = { \$242 [15], \$242  };
+    \$1051  = prod_12_0;
+    if (v_d2) begin
+      \$1051  = { \$242 [15], \$242  };
+    end
     if (rst) begin
       \$1051  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1052  = { \$243 [15], \$243  };
+    \$1052  = prod_13_0;
+    if (v_d2) begin
+      \$1052  = { \$243 [15], \$243  };
+    end
     if (rst) begin
       \$1052  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1053  = { \$244 [15], \$244  };
+    \$1053  = prod_14_0;
+    if (v_d2) begin
+      \$1053  = { \$244 [15], \$244  };
+    end
     if (rst) begin
       \$1053  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1054  = { \$245 [15], \$245  };
+    \$1054  = prod_15_0;
+    if (v_d2) begin
+      \$1054  = { \$245 [15], \$245  };
+    end
     if (rst) begin
       \$1054  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1055  = { \$246 [15], \$246  };
+    \$1055  = prod_0_1;
+    if (v_d2) begin
+      \$1055  = { \$246 [15], \$246  };
+    end
     if (rst) begin
       \$1055  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1056  = { \$247 [15], \$247  };
+    \$1056  = prod_1_1;
+    if (v_d2) begin
+      \$1056  = { \$247 [15], \$247  };
+    end
     if (rst) begin
       \$1056  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1057  = { \$248 [15], \$248  };
+    \$1057  = prod_2_1;
+    if (v_d2) begin
+      \$1057  = { \$248 [15], \$248  };
+    end
     if (rst) begin
       \$1057  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1058  = { \$249 [15], \$249  };
+    \$1058  = prod_3_1;
+    if (v_d2) begin
+      \$1058  = { \$249 [15], \$249  };
+    end
     if (rst) begin
       \$1058  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1059  = { \$250 [15], \$250  };
+    \$1059  = prod_4_1;
+    if (v_d2) begin
+      \$1059  = { \$250 [15], \$250  };
+    end
     if (rst) begin
       \$1059  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1060  = { \$251 [15], \$251  };
+    \$1060  = prod_5_1;
+    if (v_d2) begin
+      \$1060  = { \$251 [15], \$251  };
+    end
     if (rst) begin
       \$1060  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1061  = { \$252 [15], \$252  };
+    \$1061  = prod_6_1;
+    if (v_d2) begin
+      \$1061  = { \$252 [15], \$252  };
+    end
     if (rst) begin
       \$1061  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1062  = { \$253 [15], \$253  };
+    \$1062  = prod_7_1;
+    if (v_d2) begin
+      \$1062  = { \$253 [15], \$253  };
+    end
     if (rst) begin
       \$1062  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1063  = { \$254 [15], \$254  };
+    \$1063  = prod_8_1;
+    if (v_d2) begin
+      \$1063  = { \$254 [15], \$254  };
+    end
     if (rst) begin
       \$1063  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1064  = { \$255 [15], \$255  };
+    \$1064  = prod_9_1;
+    if (v_d2) begin
+      \$1064  = { \$255 [15], \$255  };
+    end
     if (rst) begin
       \$1064  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1065  = { \$256 [15], \$256  };
+    \$1065  = prod_10_1;
+    if (v_d2) begin
+      \$1065  = { \$256 [15], \$256  };
+    end
     if (rst) begin
       \$1065  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1066  = { \$257 [15], \$257  };
+    \$1066  = prod_11_1;
+    if (v_d2) begin
+      \$1066  = { \$257 [15], \$257  };
+    end
     if (rst) begin
       \$1066  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1067  = { \$258 [15], \$258  };
+    \$1067  = prod_12_1;
+    if (v_d2) begin
+      \$1067  = { \$258 [15], \$258  };
+    end
     if (rst) begin
       \$1067  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1068  = { \$259 [15], \$259  };
+    \$1068  = prod_13_1;
+    if (v_d2) begin
+      \$1068  = { \$259 [15], \$259  };
+    end
     if (rst) begin
       \$1068  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1069  = { \$260 [15], \$260  };
+    \$1069  = prod_14_1;
+    if (v_d2) begin
+      \$1069  = { \$260 [15], \$260  };
+    end
     if (rst) begin
       \$1069  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1070  = { \$261 [15], \$261  };
+    \$1070  = prod_15_1;
+    if (v_d2) begin
+      \$1070  = { \$261 [15], \$261  };
+    end
     if (rst) begin
       \$1070  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1071  = { \$262 [15], \$262  };
+    \$1071  = prod_0_2;
+    if (v_d2) begin
+      \$1071  = { \$262 [15], \$262  };
+    end
     if (rst) begin
       \$1071  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1072  = { \$263 [15], \$263  };
+    \$1072  = prod_1_2;
+    if (v_d2) begin
+      \$1072  = { \$263 [15], \$263  };
+    end
     if (rst) begin
       \$1072  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1073  = { \$264 [15], \$264  };
+    \$1073  = prod_2_2;
+    if (v_d2) begin
+      \$1073  = { \$264 [15], \$264  };
+    end
     if (rst) begin
       \$1073  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1074  = { \$265 [15], \$265  };
+    \$1074  = prod_3_2;
+    if (v_d2) begin
+      \$1074  = { \$265 [15], \$265  };
+    end
     if (rst) begin
       \$1074  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1075  = { \$266 [15], \$266  };
+    \$1075  = prod_4_2;
+    if (v_d2) begin
+      \$1075  = { \$266 [15], \$266  };
+    end
     if (rst) begin
       \$1075  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1076  = { \$267 [15], \$267  };
+    \$1076  = prod_5_2;
+    if (v_d2) begin
+      \$1076  = { \$267 [15], \$267  };
+    end
     if (rst) begin
       \$1076  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1077  = { \$268 [15], \$268  };
+    \$1077  = prod_6_2;
+    if (v_d2) begin
+      \$1077  = { \$268 [15], \$268  };
+    end
     if (rst) begin
       \$1077  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1078  = { \$269 [15], \$269  };
+    \$1078  = prod_7_2;
+    if (v_d2) begin
+      \$1078  = { \$269 [15], \$269  };
+    end
     if (rst) begin
       \$1078  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1079  = { \$270 [15], \$270  };
+    \$1079  = prod_8_2;
+    if (v_d2) begin
+      \$1079  = { \$270 [15], \$270  };
+    end
     if (rst) begin
       \$1079  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1080  = { \$271 [15], \$271  };
+    \$1080  = prod_9_2;
+    if (v_d2) begin
+      \$1080  = { \$271 [15], \$271  };
+    end
     if (rst) begin
       \$1080  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1081  = { \$272 [15], \$272  };
+    \$1081  = prod_10_2;
+    if (v_d2) begin
+      \$1081  = { \$272 [15], \$272  };
+    end
     if (rst) begin
       \$1081  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1082  = { \$273 [15], \$273  };
+    \$1082  = prod_11_2;
+    if (v_d2) begin
+      \$1082  = { \$273 [15], \$273  };
+    end
     if (rst) begin
       \$1082  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1083  = { \$274 [15], \$274  };
+    \$1083  = prod_12_2;
+    if (v_d2) begin
+      \$1083  = { \$274 [15], \$274  };
+    end
     if (rst) begin
       \$1083  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1084  = { \$275 [15], \$275  };
+    \$1084  = prod_13_2;
+    if (v_d2) begin
+      \$1084  = { \$275 [15], \$275  };
+    end
     if (rst) begin
       \$1084  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1085  = { \$276 [15], \$276  };
+    \$1085  = prod_14_2;
+    if (v_d2) begin
+      \$1085  = { \$276 [15], \$276  };
+    end
     if (rst) begin
       \$1085  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1086  = { \$277 [15], \$277  };
+    \$1086  = prod_15_2;
+    if (v_d2) begin
+      \$1086  = { \$277 [15], \$277  };
+    end
     if (rst) begin
       \$1086  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1087  = { \$278 [15], \$278  };
+    \$1087  = prod_0_3;
+    if (v_d2) begin
+      \$1087  = { \$278 [15], \$278  };
+    end
     if (rst) begin
       \$1087  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1088  = { \$279 [15], \$279  };
+    \$1088  = prod_1_3;
+    if (v_d2) begin
+      \$1088  = { \$279 [15], \$279  };
+    end
     if (rst) begin
       \$1088  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1089  = { \$280 [15], \$280  };
+    \$1089  = prod_2_3;
+    if (v_d2) begin
+      \$1089  = { \$280 [15], \$280  };
+    end
     if (rst) begin
       \$1089  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1090  = { \$281 [15], \$281  };
+    \$1090  = prod_3_3;
+    if (v_d2) begin
+      \$1090  = { \$281 [15], \$281  };
+    end
     if (rst) begin
       \$1090  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1091  = { \$282 [15], \$282  };
+    \$1091  = prod_4_3;
+    if (v_d2) begin
+      \$1091  = { \$282 [15], \$282  };
+    end
     if (rst) begin
       \$1091  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1092  = { \$283 [15], \$283  };
+    \$1092  = prod_5_3;
+    if (v_d2) begin
+      \$1092  = { \$283 [15], \$283  };
+    end
     if (rst) begin
       \$1092  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1093  = { \$284 [15], \$284  };
+    \$1093  = prod_6_3;
+    if (v_d2) begin
+      \$1093  = { \$284 [15], \$284  };
+    end
     if (rst) begin
       \$1093  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1094  = { \$285 [15], \$285  };
+    \$1094  = prod_7_3;
+    if (v_d2) begin
+      \$1094  = { \$285 [15], \$285  };
+    end
     if (rst) begin
       \$1094  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1095  = { \$286 [15], \$286  };
+    \$1095  = prod_8_3;
+    if (v_d2) begin
+      \$1095  = { \$286 [15], \$286  };
+    end
     if (rst) begin
       \$1095  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1096  = { \$287 [15], \$287  };
+    \$1096  = prod_9_3;
+    if (v_d2) begin
+      \$1096  = { \$287 [15], \$287  };
+    end
     if (rst) begin
       \$1096  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1097  = { \$288 [15], \$288  };
+    \$1097  = prod_10_3;
+    if (v_d2) begin
+      \$1097  = { \$288 [15], \$288  };
+    end
     if (rst) begin
       \$1097  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1098  = { \$289 [15], \$289  };
+    \$1098  = prod_11_3;
+    if (v_d2) begin
+      \$1098  = { \$289 [15], \$289  };
+    end
     if (rst) begin
       \$1098  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1099  = { \$290 [15], \$290  };
+    \$1099  = prod_12_3;
+    if (v_d2) begin
+      \$1099  = { \$290 [15], \$290  };
+    end
     if (rst) begin
       \$1099  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1100  = { \$291 [15], \$291  };
+    \$1100  = prod_13_3;
+    if (v_d2) begin
+      \$1100  = { \$291 [15], \$291  };
+    end
     if (rst) begin
       \$1100  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1101  = { \$292 [15], \$292  };
+    \$1101  = prod_14_3;
+    if (v_d2) begin
+      \$1101  = { \$292 [15], \$292  };
+    end
     if (rst) begin
       \$1101  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1102  = { \$293 [15], \$293  };
+    \$1102  = prod_15_3;
+    if (v_d2) begin
+      \$1102  = { \$293 [15], \$293  };
+    end
     if (rst) begin
       \$1102  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1103  = { \$294 [15], \$294  };
+    \$1103  = prod_0_4;
+    if (v_d2) begin
+      \$1103  = { \$294 [15], \$294  };
+    end
     if (rst) begin
       \$1103  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1104  = { \$295 [15], \$295  };
+    \$1104  = prod_1_4;
+    if (v_d2) begin
+      \$1104  = { \$295 [15], \$295  };
+    end
     if (rst) begin
       \$1104  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1105  = { \$296 [15], \$296  };
+    \$1105  = prod_2_4;
+    if (v_d2) begin
+      \$1105  = { \$296 [15], \$296  };
+    end
     if (rst) begin
       \$1105  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1106  = { \$297 [15], \$297  };
+    \$1106  = prod_3_4;
+    if (v_d2) begin
+      \$1106  = { \$297 [15], \$297  };
+    end
     if (rst) begin
       \$1106  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1107  = { \$298 [15], \$298  };
+    \$1107  = prod_4_4;
+    if (v_d2) begin
+      \$1107  = { \$298 [15], \$298  };
+    end
     if (rst) begin
       \$1107  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1108  = { \$299 [15], \$299  };
+    \$1108  = prod_5_4;
+    if (v_d2) begin
+      \$1108  = { \$299 [15], \$299  };
+    end
     if (rst) begin
       \$1108  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1109  = { \$300 [15], \$300  };
+    \$1109  = prod_6_4;
+    if (v_d2) begin
+      \$1109  = { \$300 [15], \$300  };
+    end
     if (rst) begin
       \$1109  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1110  = { \$301 [15], \$301  };
+    \$1110  = prod_7_4;
+    if (v_d2) begin
+      \$1110  = { \$301 [15], \$301  };
+    end
     if (rst) begin
       \$1110  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1111  = { \$302 [15], \$302  };
+    \$1111  = prod_8_4;
+    if (v_d2) begin
+      \$1111  = { \$302 [15], \$302  };
+    end
     if (rst) begin
       \$1111  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1112  = { \$303 [15], \$303  };
+    \$1112  = prod_9_4;
+    if (v_d2) begin
+      \$1112  = { \$303 [15], \$303  };
+    end
     if (rst) begin
       \$1112  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1113  = { \$304 [15], \$304  };
+    \$1113  = prod_10_4;
+    if (v_d2) begin
+      \$1113  = { \$304 [15], \$304  };
+    end
     if (rst) begin
       \$1113  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1114  = { \$305 [15], \$305  };
+    \$1114  = prod_11_4;
+    if (v_d2) begin
+      \$1114  = { \$305 [15], \$305  };
+    end
     if (rst) begin
       \$1114  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1115  = { \$306 [15], \$306  };
+    \$1115  = prod_12_4;
+    if (v_d2) begin
+      \$1115  = { \$306 [15], \$306  };
+    end
     if (rst) begin
       \$1115  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1116  = { \$307 [15], \$307  };
+    \$1116  = prod_13_4;
+    if (v_d2) begin
+      \$1116  = { \$307 [15], \$307  };
+    end
     if (rst) begin
       \$1116  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1117  = { \$308 [15], \$308  };
+    \$1117  = prod_14_4;
+    if (v_d2) begin
+      \$1117  = { \$308 [15], \$308  };
+    end
     if (rst) begin
       \$1117  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1118  = { \$309 [15], \$309  };
+    \$1118  = prod_15_4;
+    if (v_d2) begin
+      \$1118  = { \$309 [15], \$309  };
+    end
     if (rst) begin
       \$1118  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1119  = { \$310 [15], \$310  };
+    \$1119  = prod_0_5;
+    if (v_d2) begin
+      \$1119  = { \$310 [15], \$310  };
+    end
     if (rst) begin
       \$1119  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1120  = { \$311 [15], \$311  };
+    \$1120  = prod_1_5;
+    if (v_d2) begin
+      \$1120  = { \$311 [15], \$311  };
+    end
     if (rst) begin
       \$1120  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1121  = { \$312 [15], \$312  };
+    \$1121  = prod_2_5;
+    if (v_d2) begin
+      \$1121  = { \$312 [15], \$312  };
+    end
     if (rst) begin
       \$1121  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1122  = { \$313 [15], \$313  };
+    \$1122  = prod_3_5;
+    if (v_d2) begin
+      \$1122  = { \$313 [15], \$313  };
+    end
     if (rst) begin
       \$1122  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1123  = { \$314 [15], \$314  };
+    \$1123  = prod_4_5;
+    if (v_d2) begin
+      \$1123  = { \$314 [15], \$314  };
+    end
     if (rst) begin
       \$1123  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1124  = { \$315 [15], \$315  };
+    \$1124  = prod_5_5;
+    if (v_d2) begin
+      \$1124  = { \$315 [15], \$315  };
+    end
     if (rst) begin
       \$1124  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1125  = { \$316 [15], \$316  };
+    \$1125  = prod_6_5;
+    if (v_d2) begin
+      \$1125  = { \$316 [15], \$316  };
+    end
     if (rst) begin
       \$1125  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1126  = { \$317 [15], \$317  };
+    \$1126  = prod_7_5;
+    if (v_d2) begin
+      \$1126  = { \$317 [15], \$317  };
+    end
     if (rst) begin
       \$1126  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1127  = { \$318 [15], \$318  };
+    \$1127  = prod_8_5;
+    if (v_d2) begin
+      \$1127  = { \$318 [15], \$318  };
+    end
     if (rst) begin
       \$1127  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1128  = { \$319 [15], \$319  };
+    \$1128  = prod_9_5;
+    if (v_d2) begin
+      \$1128  = { \$319 [15], \$319  };
+    end
     if (rst) begin
       \$1128  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1129  = { \$320 [15], \$320  };
+    \$1129  = prod_10_5;
+    if (v_d2) begin
+      \$1129  = { \$320 [15], \$320  };
+    end
     if (rst) begin
       \$1129  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1130  = { \$321 [15], \$321  };
+    \$1130  = prod_11_5;
+    if (v_d2) begin
+      \$1130  = { \$321 [15], \$321  };
+    end
     if (rst) begin
       \$1130  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1131  = { \$322 [15], \$322  };
+    \$1131  = prod_12_5;
+    if (v_d2) begin
+      \$1131  = { \$322 [15], \$322  };
+    end
     if (rst) begin
       \$1131  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1132  = { \$323 [15], \$323  };
+    \$1132  = prod_13_5;
+    if (v_d2) begin
+      \$1132  = { \$323 [15], \$323  };
+    end
     if (rst) begin
       \$1132  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1133  = { \$324 [15], \$324  };
+    \$1133  = prod_14_5;
+    if (v_d2) begin
+      \$1133  = { \$324 [15], \$324  };
+    end
     if (rst) begin
       \$1133  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1134  = { \$325 [15], \$325  };
+    \$1134  = prod_15_5;
+    if (v_d2) begin
+      \$1134  = { \$325 [15], \$325  };
+    end
     if (rst) begin
       \$1134  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1135  = { \$326 [15], \$326  };
+    \$1135  = prod_0_6;
+    if (v_d2) begin
+      \$1135  = { \$326 [15], \$326  };
+    end
     if (rst) begin
       \$1135  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1136  = { \$327 [15], \$327  };
+    \$1136  = prod_1_6;
+    if (v_d2) begin
+      \$1136  = { \$327 [15], \$327  };
+    end
     if (rst) begin
       \$1136  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1137  = { \$328 [15], \$328  };
+    \$1137  = prod_2_6;
+    if (v_d2) begin
+      \$1137  = { \$328 [15], \$328  };
+    end
     if (rst) begin
       \$1137  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1138  = { \$329 [15], \$329  };
+    \$1138  = prod_3_6;
+    if (v_d2) begin
+      \$1138  = { \$329 [15], \$329  };
+    end
     if (rst) begin
       \$1138  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1139  = { \$330 [15], \$330  };
+    \$1139  = prod_4_6;
+    if (v_d2) begin
+      \$1139  = { \$330 [15], \$330  };
+    end
     if (rst) begin
       \$1139  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1140  = { \$331 [15], \$331  };
+    \$1140  = prod_5_6;
+    if (v_d2) begin
+      \$1140  = { \$331 [15], \$331  };
+    end
     if (rst) begin
       \$1140  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1141  = { \$332 [15], \$332  };
+    \$1141  = prod_6_6;
+    if (v_d2) begin
+      \$1141  = { \$332 [15], \$332  };
+    end
     if (rst) begin
       \$1141  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1142  = { \$333 [15], \$333  };
+    \$1142  = prod_7_6;
+    if (v_d2) begin
+      \$1142  = { \$333 [15], \$333  };
+    end
     if (rst) begin
       \$1142  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1143  = { \$334 [15], \$334  };
+    \$1143  = prod_8_6;
+    if (v_d2) begin
+      \$1143  = { \$334 [15], \$334  };
+    end
     if (rst) begin
       \$1143  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1144  = { \$335 [15], \$335  };
+    \$1144  = prod_9_6;
+    if (v_d2) begin
+      \$1144  = { \$335 [15], \$335  };
+    end
     if (rst) begin
       \$1144  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1145  = { \$336 [15], \$336  };
+    \$1145  = prod_10_6;
+    if (v_d2) begin
+      \$1145  = { \$336 [15], \$336  };
+    end
     if (rst) begin
       \$1145  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1146  = { \$337 [15], \$337  };
+    \$1146  = prod_11_6;
+    if (v_d2) begin
+      \$1146  = { \$337 [15], \$337  };
+    end
     if (rst) begin
       \$1146  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1147  = { \$338 [15], \$338  };
+    \$1147  = prod_12_6;
+    if (v_d2) begin
+      \$1147  = { \$338 [15], \$338  };
+    end
     if (rst) begin
       \$1147  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1148  = { \$339 [15], \$339  };
+    \$1148  = prod_13_6;
+    if (v_d2) begin
+      \$1148  = { \$339 [15], \$339  };
+    end
     if (rst) begin
       \$1148  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1149  = { \$340 [15], \$340  };
+    \$1149  = prod_14_6;
+    if (v_d2) begin
+      \$1149  = { \$340 [15], \$340  };
+    end
     if (rst) begin
       \$1149  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1150  = { \$341 [15], \$341  };
+    \$1150  = prod_15_6;
+    if (v_d2) begin
+      \$1150  = { \$341 [15], \$341  };
+    end
     if (rst) begin
       \$1150  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1151  = { \$342 [15], \$342  };
+    \$1151  = prod_0_7;
+    if (v_d2) begin
+      \$1151  = { \$342 [15], \$342  };
+    end
     if (rst) begin
       \$1151  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1152  = { \$343 [15], \$343  };
+    \$1152  = prod_1_7;
+    if (v_d2) begin
+      \$1152  = { \$343 [15], \$343  };
+    end
     if (rst) begin
       \$1152  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1153  = { \$344 [15], \$344  };
+    \$1153  = prod_2_7;
+    if (v_d2) begin
+      \$1153  = { \$344 [15], \$344  };
+    end
     if (rst) begin
       \$1153  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1154  = { \$345 [15], \$345  };
+    \$1154  = prod_3_7;
+    if (v_d2) begin
+      \$1154  = { \$345 [15], \$345  };
+    end
     if (rst) begin
       \$1154  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1155  = { \$346 [15], \$346  };
+    \$1155  = prod_4_7;
+    if (v_d2) begin
+      \$1155  = { \$346 [15], \$346  };
+    end
     if (rst) begin
       \$1155  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1156  = { \$347 [15], \$347  };
+    \$1156  = prod_5_7;
+    if (v_d2) begin
+      \$1156  = { \$347 [15], \$347  };
+    end
     if (rst) begin
       \$1156  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1157  = { \$348 [15], \$348  };
+    \$1157  = prod_6_7;
+    if (v_d2) begin
+      \$1157  = { \$348 [15], \$348  };
+    end
     if (rst) begin
       \$1157  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1158  = { \$349 [15], \$349  };
+    \$1158  = prod_7_7;
+    if (v_d2) begin
+      \$1158  = { \$349 [15], \$349  };
+    end
     if (rst) begin
       \$1158  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1159  = { \$350 [15], \$350  };
+    \$1159  = prod_8_7;
+    if (v_d2) begin
+      \$1159  = { \$350 [15], \$350  };
+    end
     if (rst) begin
       \$1159  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1160  = { \$351 [15], \$351  };
+    \$1160  = prod_9_7;
+    if (v_d2) begin
+      \$1160  = { \$351 [15], \$351  };
+    end
     if (rst) begin
       \$1160  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1161  = { \$352 [15], \$352  };
+    \$1161  = prod_10_7;
+    if (v_d2) begin
+      \$1161  = { \$352 [15], \$352  };
+    end
     if (rst) begin
       \$1161  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1162  = { \$353 [15], \$353  };
+    \$1162  = prod_11_7;
+    if (v_d2) begin
+      \$1162  = { \$353 [15], \$353  };
+    end
     if (rst) begin
       \$1162  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1163  = { \$354 [15], \$354  };
+    \$1163  = prod_12_7;
+    if (v_d2) begin
+      \$1163  = { \$354 [15], \$354  };
+    end
     if (rst) begin
       \$1163  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1164  = { \$355 [15], \$355  };
+    \$1164  = prod_13_7;
+    if (v_d2) begin
+      \$1164  = { \$355 [15], \$355  };
+    end
     if (rst) begin
       \$1164  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1165  = { \$356 [15], \$356  };
+    \$1165  = prod_14_7;
+    if (v_d2) begin
+      \$1165  = { \$356 [15], \$356  };
+    end
     if (rst) begin
       \$1165  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1166  = { \$357 [15], \$357  };
+    \$1166  = prod_15_7;
+    if (v_d2) begin
+      \$1166  = { \$357 [15], \$357  };
+    end
     if (rst) begin
       \$1166  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1167  = { \$358 [15], \$358  };
+    \$1167  = prod_0_8;
+    if (v_d2) begin
+      \$1167  = { \$358 [15], \$358  };
+    end
     if (rst) begin
       \$1167  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1168  = { \$359 [15], \$359  };
+    \$1168  = prod_1_8;
+    if (v_d2) begin
+      \$1168  = { \$359 [15], \$359  };
+    end
     if (rst) begin
       \$1168  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1169  = { \$360 [15], \$360  };
+    \$1169  = prod_2_8;
+    if (v_d2) begin
+      \$1169  = { \$360 [15], \$360  };
+    end
     if (rst) begin
       \$1169  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1170  = { \$361 [15], \$361  };
+    \$1170  = prod_3_8;
+    if (v_d2) begin
+      \$1170  = { \$361 [15], \$361  };
+    end
     if (rst) begin
       \$1170  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1171  = { \$362 [15], \$362  };
+    \$1171  = prod_4_8;
+    if (v_d2) begin
+      \$1171  = { \$362 [15], \$362  };
+    end
     if (rst) begin
       \$1171  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1172  = { \$363 [15], \$363  };
+    \$1172  = prod_5_8;
+    if (v_d2) begin
+      \$1172  = { \$363 [15], \$363  };
+    end
     if (rst) begin
       \$1172  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1173  = { \$364 [15], \$364  };
+    \$1173  = prod_6_8;
+    if (v_d2) begin
+      \$1173  = { \$364 [15], \$364  };
+    end
     if (rst) begin
       \$1173  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1174  = { \$365 [15], \$365  };
+    \$1174  = prod_7_8;
+    if (v_d2) begin
+      \$1174  = { \$365 [15], \$365  };
+    end
     if (rst) begin
       \$1174  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1175  = { \$366 [15], \$366  };
+    \$1175  = prod_8_8;
+    if (v_d2) begin
+      \$1175  = { \$366 [15], \$366  };
+    end
     if (rst) begin
       \$1175  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1176  = { \$367 [15], \$367  };
+    \$1176  = prod_9_8;
+    if (v_d2) begin
+      \$1176  = { \$367 [15], \$367  };
+    end
     if (rst) begin
       \$1176  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1177  = { \$368 [15], \$368  };
+    \$1177  = prod_10_8;
+    if (v_d2) begin
+      \$1177  = { \$368 [15], \$368  };
+    end
     if (rst) begin
       \$1177  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1178  = { \$369 [15], \$369  };
+    \$1178  = prod_11_8;
+    if (v_d2) begin
+      \$1178  = { \$369 [15], \$369  };
+    end
     if (rst) begin
       \$1178  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1179  = { \$370 [15], \$370  };
+    \$1179  = prod_12_8;
+    if (v_d2) begin
+      \$1179  = { \$370 [15], \$370  };
+    end
     if (rst) begin
       \$1179  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1180  = { \$371 [15], \$371  };
+    \$1180  = prod_13_8;
+    if (v_d2) begin
+      \$1180  = { \$371 [15], \$371  };
+    end
     if (rst) begin
       \$1180  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1181  = { \$372 [15], \$372  };
+    \$1181  = prod_14_8;
+    if (v_d2) begin
+      \$1181  = { \$372 [15], \$372  };
+    end
     if (rst) begin
       \$1181  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1182  = { \$373 [15], \$373  };
+    \$1182  = prod_15_8;
+    if (v_d2) begin
+      \$1182  = { \$373 [15], \$373  };
+    end
     if (rst) begin
       \$1182  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1183  = { \$374 [15], \$374  };
+    \$1183  = prod_0_9;
+    if (v_d2) begin
+      \$1183  = { \$374 [15], \$374  };
+    end
     if (rst) begin
       \$1183  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1184  = { \$375 [15], \$375  };
+    \$1184  = prod_1_9;
+    if (v_d2) begin
+      \$1184  = { \$375 [15], \$375  };
+    end
     if (rst) begin
       \$1184  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1185  = { \$376 [15], \$376  };
+    \$1185  = prod_2_9;
+    if (v_d2) begin
+      \$1185  = { \$376 [15], \$376  };
+    end
     if (rst) begin
       \$1185  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1186  = { \$377 [15], \$377  };
+    \$1186  = prod_3_9;
+    if (v_d2) begin
+      \$1186  = { \$377 [15], \$377  };
+    end
     if (rst) begin
       \$1186  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1187  = { \$378 [15], \$378  };
+    \$1187  = prod_4_9;
+    if (v_d2) begin
+      \$1187  = { \$378 [15], \$378  };
+    end
     if (rst) begin
       \$1187  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1188  = { \$379 [15], \$379  };
+    \$1188  = prod_5_9;
+    if (v_d2) begin
+      \$1188  = { \$379 [15], \$379  };
+    end
     if (rst) begin
       \$1188  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1189  = { \$380 [15], \$380  };
+    \$1189  = prod_6_9;
+    if (v_d2) begin
+      \$1189  = { \$380 [15], \$380  };
+    end
     if (rst) begin
       \$1189  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1190  = { \$381 [15], \$381  };
+    \$1190  = prod_7_9;
+    if (v_d2) begin
+      \$1190  = { \$381 [15], \$381  };
+    end
     if (rst) begin
       \$1190  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1191  = { \$382 [15], \$382  };
+    \$1191  = prod_8_9;
+    if (v_d2) begin
+      \$1191  = { \$382 [15], \$382  };
+    end
     if (rst) begin
       \$1191  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1192  = { \$383 [15], \$383  };
+    \$1192  = prod_9_9;
+    if (v_d2) begin
+      \$1192  = { \$383 [15], \$383  };
+    end
     if (rst) begin
       \$1192  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1193  = { \$384 [15], \$384  };
+    \$1193  = prod_10_9;
+    if (v_d2) begin
+      \$1193  = { \$384 [15], \$384  };
+    end
     if (rst) begin
       \$1193  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1194  = { \$385 [15], \$385  };
+    \$1194  = prod_11_9;
+    if (v_d2) begin
+      \$1194  = { \$385 [15], \$385  };
+    end
     if (rst) begin
       \$1194  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1195  = { \$386 [15], \$386  };
+    \$1195  = prod_12_9;
+    if (v_d2) begin
+      \$1195  = { \$386 [15], \$386  };
+    end
     if (rst) begin
       \$1195  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1196  = { \$387 [15], \$387  };
+    \$1196  = prod_13_9;
+    if (v_d2) begin
+      \$1196  = { \$387 [15], \$387  };
+    end
     if (rst) begin
       \$1196  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1197  = { \$388 [15], \$388  };
+    \$1197  = prod_14_9;
+    if (v_d2) begin
+      \$1197  = { \$388 [15], \$388  };
+    end
     if (rst) begin
       \$1197  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1198  = { \$389 [15], \$389  };
+    \$1198  = prod_15_9;
+    if (v_d2) begin
+      \$1198  = { \$389 [15], \$389  };
+    end
     if (rst) begin
       \$1198  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1199  = { \$390 [15], \$390  };
+    \$1199  = prod_0_10;
+    if (v_d2) begin
+      \$1199  = { \$390 [15], \$390  };
+    end
     if (rst) begin
       \$1199  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1200  = { \$391 [15], \$391  };
+    \$1200  = prod_1_10;
+    if (v_d2) begin
+      \$1200  = { \$391 [15], \$391  };
+    end
     if (rst) begin
       \$1200  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1201  = { \$392 [15], \$392  };
+    \$1201  = prod_2_10;
+    if (v_d2) begin
+      \$1201  = { \$392 [15], \$392  };
+    end
     if (rst) begin
       \$1201  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1202  = { \$393 [15], \$393  };
+    \$1202  = prod_3_10;
+    if (v_d2) begin
+      \$1202  = { \$393 [15], \$393  };
+    end
     if (rst) begin
       \$1202  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1203  = { \$394 [15], \$394  };
+    \$1203  = prod_4_10;
+    if (v_d2) begin
+      \$1203  = { \$394 [15], \$394  };
+    end
     if (rst) begin
       \$1203  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1204  = { \$395 [15], \$395  };
+    \$1204  = prod_5_10;
+    if (v_d2) begin
+      \$1204  = { \$395 [15], \$395  };
+    end
     if (rst) begin
       \$1204  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1205  = { \$396 [15], \$396  };
+    \$1205  = prod_6_10;
+    if (v_d2) begin
+      \$1205  = { \$396 [15], \$396  };
+    end
     if (rst) begin
       \$1205  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1206  = { \$397 [15], \$397  };
+    \$1206  = prod_7_10;
+    if (v_d2) begin
+      \$1206  = { \$397 [15], \$397  };
+    end
     if (rst) begin
       \$1206  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1207  = { \$398 [15], \$398  };
+    \$1207  = prod_8_10;
+    if (v_d2) begin
+      \$1207  = { \$398 [15], \$398  };
+    end
     if (rst) begin
       \$1207  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1208  = { \$399 [15], \$399  };
+    \$1208  = prod_9_10;
+    if (v_d2) begin
+      \$1208  = { \$399 [15], \$399  };
+    end
     if (rst) begin
       \$1208  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1209  = { \$400 [15], \$400  };
+    \$1209  = prod_10_10;
+    if (v_d2) begin
+      \$1209  = { \$400 [15], \$400  };
+    end
     if (rst) begin
       \$1209  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1210  = { \$401 [15], \$401  };
+    \$1210  = prod_11_10;
+    if (v_d2) begin
+      \$1210  = { \$401 [15], \$401  };
+    end
     if (rst) begin
       \$1210  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1211  = { \$402 [15], \$402  };
+    \$1211  = prod_12_10;
+    if (v_d2) begin
+      \$1211  = { \$402 [15], \$402  };
+    end
     if (rst) begin
       \$1211  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1212  = { \$403 [15], \$403  };
+    \$1212  = prod_13_10;
+    if (v_d2) begin
+      \$1212  = { \$403 [15], \$403  };
+    end
     if (rst) begin
       \$1212  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1213  = { \$404 [15], \$404  };
+    \$1213  = prod_14_10;
+    if (v_d2) begin
+      \$1213  = { \$404 [15], \$404  };
+    end
     if (rst) begin
       \$1213  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1214  = { \$405 [15], \$405  };
+    \$1214  = prod_15_10;
+    if (v_d2) begin
+      \$1214  = { \$405 [15], \$405  };
+    end
     if (rst) begin
       \$1214  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1215  = { \$406 [15], \$406  };
+    \$1215  = prod_0_11;
+    if (v_d2) begin
+      \$1215  = { \$406 [15], \$406  };
+    end
     if (rst) begin
       \$1215  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1216  = { \$407 [15], \$407  };
+    \$1216  = prod_1_11;
+    if (v_d2) begin
+      \$1216  = { \$407 [15], \$407  };
+    end
     if (rst) begin
       \$1216  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1217  = { \$408 [15], \$408  };
+    \$1217  = prod_2_11;
+    if (v_d2) begin
+      \$1217  = { \$408 [15], \$408  };
+    end
     if (rst) begin
       \$1217  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1218  = { \$409 [15], \$409  };
+    \$1218  = prod_3_11;
+    if (v_d2) begin
+      \$1218  = { \$409 [15], \$409  };
+    end
     if (rst) begin
       \$1218  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1219  = { \$410 [15], \$410  };
+    \$1219  = prod_4_11;
+    if (v_d2) begin
+      \$1219  = { \$410 [15], \$410  };
+    end
     if (rst) begin
       \$1219  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1220  = { \$411 [15], \$411  };
+    \$1220  = prod_5_11;
+    if (v_d2) begin
+      \$1220  = { \$411 [15], \$411  };
+    end
     if (rst) begin
       \$1220  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1221  = { \$412 [15], \$412  };
+    \$1221  = prod_6_11;
+    if (v_d2) begin
+      \$1221  = { \$412 [15], \$412  };
+    end
     if (rst) begin
       \$1221  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1222  = { \$413 [15], \$413  };
+    \$1222  = prod_7_11;
+    if (v_d2) begin
+      \$1222  = { \$413 [15], \$413  };
+    end
     if (rst) begin
       \$1222  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1223  = { \$414 [15], \$414  };
+    \$1223  = prod_8_11;
+    if (v_d2) begin
+      \$1223  = { \$414 [15], \$414  };
+    end
     if (rst) begin
       \$1223  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1224  = { \$415 [15], \$415  };
+    \$1224  = prod_9_11;
+    if (v_d2) begin
+      \$1224  = { \$415 [15], \$415  };
+    end
     if (rst) begin
       \$1224  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1225  = { \$416 [15], \$416  };
+    \$1225  = prod_10_11;
+    if (v_d2) begin
+      \$1225  = { \$416 [15], \$416  };
+    end
     if (rst) begin
       \$1225  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1226  = { \$417 [15], \$417  };
+    \$1226  = prod_11_11;
+    if (v_d2) begin
+      \$1226  = { \$417 [15], \$417  };
+    end
     if (rst) begin
       \$1226  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1227  = { \$418 [15], \$418  };
+    \$1227  = prod_12_11;
+    if (v_d2) begin
+      \$1227  = { \$418 [15], \$418  };
+    end
     if (rst) begin
       \$1227  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1228  = { \$419 [15], \$419  };
+    \$1228  = prod_13_11;
+    if (v_d2) begin
+      \$1228  = { \$419 [15], \$419  };
+    end
     if (rst) begin
       \$1228  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1229  = { \$420 [15], \$420  };
+    \$1229  = prod_14_11;
+    if (v_d2) begin
+      \$1229  = { \$420 [15], \$420  };
+    end
     if (rst) begin
       \$1229  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1230  = { \$421 [15], \$421  };
+    \$1230  = prod_15_11;
+    if (v_d2) begin
+      \$1230  = { \$421 [15], \$421  };
+    end
     if (rst) begin
       \$1230  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1231  = { \$422 [15], \$422  };
+    \$1231  = prod_0_12;
+    if (v_d2) begin
+      \$1231  = { \$422 [15], \$422  };
+    end
     if (rst) begin
       \$1231  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1232  = { \$423 [15], \$423  };
+    \$1232  = prod_1_12;
+    if (v_d2) begin
+      \$1232  = { \$423 [15], \$423  };
+    end
     if (rst) begin
       \$1232  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1233  = { \$424 [15], \$424  };
+    \$1233  = prod_2_12;
+    if (v_d2) begin
+      \$1233  = { \$424 [15], \$424  };
+    end
     if (rst) begin
       \$1233  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1234  = { \$425 [15], \$425  };
+    \$1234  = prod_3_12;
+    if (v_d2) begin
+      \$1234  = { \$425 [15], \$425  };
+    end
     if (rst) begin
       \$1234  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1235  = { \$426 [15], \$426  };
+    \$1235  = prod_4_12;
+    if (v_d2) begin
+      \$1235  = { \$426 [15], \$426  };
+    end
     if (rst) begin
       \$1235  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1236  = { \$427 [15], \$427  };
+    \$1236  = prod_5_12;
+    if (v_d2) begin
+      \$1236  = { \$427 [15], \$427  };
+    end
     if (rst) begin
       \$1236  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1237  = { \$428 [15], \$428  };
+    \$1237  = prod_6_12;
+    if (v_d2) begin
+      \$1237  = { \$428 [15], \$428  };
+    end
     if (rst) begin
       \$1237  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1238  = { \$429 [15], \$429  };
+    \$1238  = prod_7_12;
+    if (v_d2) begin
+      \$1238  = { \$429 [15], \$429  };
+    end
     if (rst) begin
       \$1238  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1239  = { \$430 [15], \$430  };
+    \$1239  = prod_8_12;
+    if (v_d2) begin
+      \$1239  = { \$430 [15], \$430  };
+    end
     if (rst) begin
       \$1239  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1240  = { \$431 [15], \$431  };
+    \$1240  = prod_9_12;
+    if (v_d2) begin
+      \$1240  = { \$431 [15], \$431  };
+    end
     if (rst) begin
       \$1240  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1241  = { \$432 [15], \$432  };
+    \$1241  = prod_10_12;
+    if (v_d2) begin
+      \$1241  = { \$432 [15], \$432  };
+    end
     if (rst) begin
       \$1241  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1242  = { \$433 [15], \$433  };
+    \$1242  = prod_11_12;
+    if (v_d2) begin
+      \$1242  = { \$433 [15], \$433  };
+    end
     if (rst) begin
       \$1242  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1243  = { \$434 [15], \$434  };
+    \$1243  = prod_12_12;
+    if (v_d2) begin
+      \$1243  = { \$434 [15], \$434  };
+    end
     if (rst) begin
       \$1243  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1244  = { \$435 [15], \$435  };
+    \$1244  = prod_13_12;
+    if (v_d2) begin
+      \$1244  = { \$435 [15], \$435  };
+    end
     if (rst) begin
       \$1244  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1245  = { \$436 [15], \$436  };
+    \$1245  = prod_14_12;
+    if (v_d2) begin
+      \$1245  = { \$436 [15], \$436  };
+    end
     if (rst) begin
       \$1245  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1246  = { \$437 [15], \$437  };
+    \$1246  = prod_15_12;
+    if (v_d2) begin
+      \$1246  = { \$437 [15], \$437  };
+    end
     if (rst) begin
       \$1246  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1247  = { \$438 [15], \$438  };
+    \$1247  = prod_0_13;
+    if (v_d2) begin
+      \$1247  = { \$438 [15], \$438  };
+    end
     if (rst) begin
       \$1247  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1248  = { \$439 [15], \$439  };
+    \$1248  = prod_1_13;
+    if (v_d2) begin
+      \$1248  = { \$439 [15], \$439  };
+    end
     if (rst) begin
       \$1248  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1249  = { \$440 [15], \$440  };
+    \$1249  = prod_2_13;
+    if (v_d2) begin
+      \$1249  = { \$440 [15], \$440  };
+    end
     if (rst) begin
       \$1249  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1250  = { \$441 [15], \$441  };
+    \$1250  = prod_3_13;
+    if (v_d2) begin
+      \$1250  = { \$441 [15], \$441  };
+    end
     if (rst) begin
       \$1250  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1251  = { \$442 [15], \$442  };
+    \$1251  = prod_4_13;
+    if (v_d2) begin
+      \$1251  = { \$442 [15], \$442  };
+    end
     if (rst) begin
       \$1251  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1252  = { \$443 [15], \$443  };
+    \$1252  = prod_5_13;
+    if (v_d2) begin
+      \$1252  = { \$443 [15], \$443  };
+    end
     if (rst) begin
       \$1252  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1253  = { \$444 [15], \$444  };
+    \$1253  = prod_6_13;
+    if (v_d2) begin
+      \$1253  = { \$444 [15], \$444  };
+    end
     if (rst) begin
       \$1253  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1254  = { \$445 [15], \$445  };
+    \$1254  = prod_7_13;
+    if (v_d2) begin
+      \$1254  = { \$445 [15], \$445  };
+    end
     if (rst) begin
       \$1254  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1255  = { \$446 [15], \$446  };
+    \$1255  = prod_8_13;
+    if (v_d2) begin
+      \$1255  = { \$446 [15], \$446  };
+    end
     if (rst) begin
       \$1255  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1256  = { \$447 [15], \$447  };
+    \$1256  = prod_9_13;
+    if (v_d2) begin
+      \$1256  = { \$447 [15], \$447  };
+    end
     if (rst) begin
       \$1256  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1257  = { \$448 [15], \$448  };
+    \$1257  = prod_10_13;
+    if (v_d2) begin
+      \$1257  = { \$448 [15], \$448  };
+    end
     if (rst) begin
       \$1257  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1258  = { \$449 [15], \$449  };
+    \$1258  = prod_11_13;
+    if (v_d2) begin
+      \$1258  = { \$449 [15], \$449  };
+    end
     if (rst) begin
       \$1258  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1259  = { \$450 [15], \$450  };
+    \$1259  = prod_12_13;
+    if (v_d2) begin
+      \$1259  = { \$450 [15], \$450  };
+    end
     if (rst) begin
       \$1259  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1260  = { \$451 [15], \$451  };
+    \$1260  = prod_13_13;
+    if (v_d2) begin
+      \$1260  = { \$451 [15], \$451  };
+    end
     if (rst) begin
       \$1260  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1261  = { \$452 [15], \$452  };
+    \$1261  = prod_14_13;
+    if (v_d2) begin
+      \$1261  = { \$452 [15], \$452  };
+    end
     if (rst) begin
       \$1261  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1262  = { \$453 [15], \$453  };
+    \$1262  = prod_15_13;
+    if (v_d2) begin
+      \$1262  = { \$453 [15], \$453  };
+    end
     if (rst) begin
       \$1262  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1263  = { \$454 [15], \$454  };
+    \$1263  = prod_0_14;
+    if (v_d2) begin
+      \$1263  = { \$454 [15], \$454  };
+    end
     if (rst) begin
       \$1263  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1264  = { \$455 [15], \$455  };
+    \$1264  = prod_1_14;
+    if (v_d2) begin
+      \$1264  = { \$455 [15], \$455  };
+    end
     if (rst) begin
       \$1264  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1265  = { \$456 [15], \$456  };
+    \$1265  = prod_2_14;
+    if (v_d2) begin
+      \$1265  = { \$456 [15], \$456  };
+    end
     if (rst) begin
       \$1265  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1266  = { \$457 [15], \$457  };
+    \$1266  = prod_3_14;
+    if (v_d2) begin
+      \$1266  = { \$457 [15], \$457  };
+    end
     if (rst) begin
       \$1266  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1267  = { \$458 [15], \$458  };
+    \$1267  = prod_4_14;
+    if (v_d2) begin
+      \$1267  = { \$458 [15], \$458  };
+    end
     if (rst) begin
       \$1267  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1268  = { \$459 [15], \$459  };
+    \$1268  = prod_5_14;
+    if (v_d2) begin
+      \$1268  = { \$459 [15], \$459  };
+    end
     if (rst) begin
       \$1268  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1269  = { \$460 [15], \$460  };
+    \$1269  = prod_6_14;
+    if (v_d2) begin
+      \$1269  = { \$460 [15], \$460  };
+    end
     if (rst) begin
       \$1269  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1270  = { \$461 [15], \$461  };
+    \$1270  = prod_7_14;
+    if (v_d2) begin
+      \$1270  = { \$461 [15], \$461  };
+    end
     if (rst) begin
       \$1270  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1271  = { \$462 [15], \$462  };
+    \$1271  = prod_8_14;
+    if (v_d2) begin
+      \$1271  = { \$462 [15], \$462  };
+    end
     if (rst) begin
       \$1271  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1272  = { \$463 [15], \$463  };
+    \$1272  = prod_9_14;
+    if (v_d2) begin
+      \$1272  = { \$463 [15], \$463  };
+    end
     if (rst) begin
       \$1272  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1273  = { \$464 [15], \$464  };
+    \$1273  = prod_10_14;
+    if (v_d2) begin
+      \$1273  = { \$464 [15], \$464  };
+    end
     if (rst) begin
       \$1273  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1274  = { \$465 [15], \$465  };
+    \$1274  = prod_11_14;
+    if (v_d2) begin
+      \$1274  = { \$465 [15], \$465  };
+    end
     if (rst) begin
       \$1274  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1275  = { \$466 [15], \$466  };
+    \$1275  = prod_12_14;
+    if (v_d2) begin
+      \$1275  = { \$466 [15], \$466  };
+    end
     if (rst) begin
       \$1275  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1276  = { \$467 [15], \$467  };
+    \$1276  = prod_13_14;
+    if (v_d2) begin
+      \$1276  = { \$467 [15], \$467  };
+    end
     if (rst) begin
       \$1276  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1277  = { \$468 [15], \$468  };
+    \$1277  = prod_14_14;
+    if (v_d2) begin
+      \$1277  = { \$468 [15], \$468  };
+    end
     if (rst) begin
       \$1277  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1278  = { \$469 [15], \$469  };
+    \$1278  = prod_15_14;
+    if (v_d2) begin
+      \$1278  = { \$469 [15], \$469  };
+    end
     if (rst) begin
       \$1278  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1279  = { \$470 [15], \$470  };
+    \$1279  = prod_0_15;
+    if (v_d2) begin
+      \$1279  = { \$470 [15], \$470  };
+    end
     if (rst) begin
       \$1279  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1280  = { \$471 [15], \$471  };
+    \$1280  = prod_1_15;
+    if (v_d2) begin
+      \$1280  = { \$471 [15], \$471  };
+    end
     if (rst) begin
       \$1280  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1281  = { \$472 [15], \$472  };
+    \$1281  = prod_2_15;
+    if (v_d2) begin
+      \$1281  = { \$472 [15], \$472  };
+    end
     if (rst) begin
       \$1281  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1282  = { \$473 [15], \$473  };
+    \$1282  = prod_3_15;
+    if (v_d2) begin
+      \$1282  = { \$473 [15], \$473  };
+    end
     if (rst) begin
       \$1282  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1283  = { \$474 [15], \$474  };
+    \$1283  = prod_4_15;
+    if (v_d2) begin
+      \$1283  = { \$474 [15], \$474  };
+    end
     if (rst) begin
       \$1283  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1284  = { \$475 [15], \$475  };
+    \$1284  = prod_5_15;
+    if (v_d2) begin
+      \$1284  = { \$475 [15], \$475  };
+    end
     if (rst) begin
       \$1284  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1285  = { \$476 [15], \$476  };
+    \$1285  = prod_6_15;
+    if (v_d2) begin
+      \$1285  = { \$476 [15], \$476  };
+    end
     if (rst) begin
       \$1285  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1286  = { \$477 [15], \$477  };
+    \$1286  = prod_7_15;
+    if (v_d2) begin
+      \$1286  = { \$477 [15], \$477  };
+    end
     if (rst) begin
       \$1286  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1287  = { \$478 [15], \$478  };
+    \$1287  = prod_8_15;
+    if (v_d2) begin
+      \$1287  = { \$478 [15], \$478  };
+    end
     if (rst) begin
       \$1287  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1288  = { \$479 [15], \$479  };
+    \$1288  = prod_9_15;
+    if (v_d2) begin
+      \$1288  = { \$479 [15], \$479  };
+    end
     if (rst) begin
       \$1288  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1289  = { \$480 [15], \$480  };
+    \$1289  = prod_10_15;
+    if (v_d2) begin
+      \$1289  = { \$480 [15], \$480  };
+    end
     if (rst) begin
       \$1289  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1290  = { \$481 [15], \$481  };
+    \$1290  = prod_11_15;
+    if (v_d2) begin
+      \$1290  = { \$481 [15], \$481  };
+    end
     if (rst) begin
       \$1290  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1291  = { \$482 [15], \$482  };
+    \$1291  = prod_12_15;
+    if (v_d2) begin
+      \$1291  = { \$482 [15], \$482  };
+    end
     if (rst) begin
       \$1291  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1292  = { \$483 [15], \$483  };
+    \$1292  = prod_13_15;
+    if (v_d2) begin
+      \$1292  = { \$483 [15], \$483  };
+    end
     if (rst) begin
       \$1292  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1293  = { \$484 [15], \$484  };
+    \$1293  = prod_14_15;
+    if (v_d2) begin
+      \$1293  = { \$484 [15], \$484  };
+    end
     if (rst) begin
       \$1293  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1294  = { \$485 [15], \$485  };
+    \$1294  = prod_15_15;
+    if (v_d2) begin
+      \$1294  = { \$485 [15], \$485  };
+    end
     if (rst) begin
       \$1294  = 17'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1295  = \$486 ;
+    \$1295  = sum1_0_0;
+    if (v_d3) begin
+      \$1295  = \$486 ;
+    end
     if (rst) begin
       \$1295  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1296  = \$487 ;
+    \$1296  = sum1_1_0;
+    if (v_d3) begin
+      \$1296  = \$487 ;
+    end
     if (rst) begin
       \$1296  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1297  = \$488 ;
+    \$1297  = sum1_2_0;
+    if (v_d3) begin
+      \$1297  = \$488 ;
+    end
     if (rst) begin
       \$1297  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1298  = \$489 ;
+    \$1298  = sum1_3_0;
+    if (v_d3) begin
+      \$1298  = \$489 ;
+    end
     if (rst) begin
       \$1298  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1299  = \$490 ;
+    \$1299  = sum1_4_0;
+    if (v_d3) begin
+      \$1299  = \$490 ;
+    end
     if (rst) begin
       \$1299  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1300  = \$491 ;
+    \$1300  = sum1_5_0;
+    if (v_d3) begin
+      \$1300  = \$491 ;
+    end
     if (rst) begin
       \$1300  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1301  = \$492 ;
+    \$1301  = sum1_6_0;
+    if (v_d3) begin
+      \$1301  = \$492 ;
+    end
     if (rst) begin
       \$1301  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1302  = \$493 ;
+    \$1302  = sum1_7_0;
+    if (v_d3) begin
+      \$1302  = \$493 ;
+    end
     if (rst) begin
       \$1302  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1303  = \$494 ;
+    \$1303  = sum1_0_1;
+    if (v_d3) begin
+      \$1303  = \$494 ;
+    end
     if (rst) begin
       \$1303  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1304  = \$495 ;
+    \$1304  = sum1_1_1;
+    if (v_d3) begin
+      \$1304  = \$495 ;
+    end
     if (rst) begin
       \$1304  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1305  = \$496 ;
+    \$1305  = sum1_2_1;
+    if (v_d3) begin
+      \$1305  = \$496 ;
+    end
     if (rst) begin
       \$1305  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1306  = \$497 ;
+    \$1306  = sum1_3_1;
+    if (v_d3) begin
+      \$1306  = \$497 ;
+    end
     if (rst) begin
       \$1306  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1307  = \$498 ;
+    \$1307  = sum1_4_1;
+    if (v_d3) begin
+      \$1307  = \$498 ;
+    end
     if (rst) begin
       \$1307  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1308  = \$499 ;
+    \$1308  = sum1_5_1;
+    if (v_d3) begin
+      \$1308  = \$499 ;
+    end
     if (rst) begin
       \$1308  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1309  = \$500 ;
+    \$1309  = sum1_6_1;
+    if (v_d3) begin
+      \$1309  = \$500 ;
+    end
     if (rst) begin
       \$1309  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1310  = \$501 ;
+    \$1310  = sum1_7_1;
+    if (v_d3) begin
+      \$1310  = \$501 ;
+    end
     if (rst) begin
       \$1310  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1311  = \$502 ;
+    \$1311  = sum1_0_2;
+    if (v_d3) begin
+      \$1311  = \$502 ;
+    end
     if (rst) begin
       \$1311  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1312  = \$503 ;
+    \$1312  = sum1_1_2;
+    if (v_d3) begin
+      \$1312  = \$503 ;
+    end
     if (rst) begin
       \$1312  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1313  = \$504 ;
+    \$1313  = sum1_2_2;
+    if (v_d3) begin
+      \$1313  = \$504 ;
+    end
     if (rst) begin
       \$1313  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1314  = \$505 ;
+    \$1314  = sum1_3_2;
+    if (v_d3) begin
+      \$1314  = \$505 ;
+    end
     if (rst) begin
       \$1314  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1315  = \$506 ;
+    \$1315  = sum1_4_2;
+    if (v_d3) begin
+      \$1315  = \$506 ;
+    end
     if (rst) begin
       \$1315  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1316  = \$507 ;
+    \$1316  = sum1_5_2;
+    if (v_d3) begin
+      \$1316  = \$507 ;
+    end
     if (rst) begin
       \$1316  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1317  = \$508 ;
+    \$1317  = sum1_6_2;
+    if (v_d3) begin
+      \$1317  = \$508 ;
+    end
     if (rst) begin
       \$1317  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1318  = \$509 ;
+    \$1318  = sum1_7_2;
+    if (v_d3) begin
+      \$1318  = \$509 ;
+    end
     if (rst) begin
       \$1318  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1319  = \$510 ;
+    \$1319  = sum1_0_3;
+    if (v_d3) begin
+      \$1319  = \$510 ;
+    end
     if (rst) begin
       \$1319  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1320  = \$511 ;
+    \$1320  = sum1_1_3;
+    if (v_d3) begin
+      \$1320  = \$511 ;
+    end
     if (rst) begin
       \$1320  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1321  = \$512 ;
+    \$1321  = sum1_2_3;
+    if (v_d3) begin
+      \$1321  = \$512 ;
+    end
     if (rst) begin
       \$1321  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1322  = \$513 ;
+    \$1322  = sum1_3_3;
+    if (v_d3) begin
+      \$1322  = \$513 ;
+    end
     if (rst) begin
       \$1322  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1323  = \$514 ;
+    \$1323  = sum1_4_3;
+    if (v_d3) begin
+      \$1323  = \$514 ;
+    end
     if (rst) begin
       \$1323  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1324  = \$515 ;
+    \$1324  = sum1_5_3;
+    if (v_d3) begin
+      \$1324  = \$515 ;
+    end
     if (rst) begin
       \$1324  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1325  = \$516 ;
+    \$1325  = sum1_6_3;
+    if (v_d3) begin
+      \$1325  = \$516 ;
+    end
     if (rst) begin
       \$1325  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1326  = \$517 ;
+    \$1326  = sum1_7_3;
+    if (v_d3) begin
+      \$1326  = \$517 ;
+    end
     if (rst) begin
       \$1326  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1327  = \$518 ;
+    \$1327  = sum1_0_4;
+    if (v_d3) begin
+      \$1327  = \$518 ;
+    end
     if (rst) begin
       \$1327  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1328  = \$519 ;
+    \$1328  = sum1_1_4;
+    if (v_d3) begin
+      \$1328  = \$519 ;
+    end
     if (rst) begin
       \$1328  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1329  = \$520 ;
+    \$1329  = sum1_2_4;
+    if (v_d3) begin
+      \$1329  = \$520 ;
+    end
     if (rst) begin
       \$1329  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1330  = \$521 ;
+    \$1330  = sum1_3_4;
+    if (v_d3) begin
+      \$1330  = \$521 ;
+    end
     if (rst) begin
       \$1330  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1331  = \$522 ;
+    \$1331  = sum1_4_4;
+    if (v_d3) begin
+      \$1331  = \$522 ;
+    end
     if (rst) begin
       \$1331  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1332  = \$523 ;
+    \$1332  = sum1_5_4;
+    if (v_d3) begin
+      \$1332  = \$523 ;
+    end
     if (rst) begin
       \$1332  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1333  = \$524 ;
+    \$1333  = sum1_6_4;
+    if (v_d3) begin
+      \$1333  = \$524 ;
+    end
     if (rst) begin
       \$1333  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1334  = \$525 ;
+    \$1334  = sum1_7_4;
+    if (v_d3) begin
+      \$1334  = \$525 ;
+    end
     if (rst) begin
       \$1334  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1335  = \$526 ;
+    \$1335  = sum1_0_5;
+    if (v_d3) begin
+      \$1335  = \$526 ;
+    end
     if (rst) begin
       \$1335  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1336  = \$527 ;
+    \$1336  = sum1_1_5;
+    if (v_d3) begin
+      \$1336  = \$527 ;
+    end
     if (rst) begin
       \$1336  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1337  = \$528 ;
+    \$1337  = sum1_2_5;
+    if (v_d3) begin
+      \$1337  = \$528 ;
+    end
     if (rst) begin
       \$1337  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1338  = \$529 ;
+    \$1338  = sum1_3_5;
+    if (v_d3) begin
+      \$1338  = \$529 ;
+    end
     if (rst) begin
       \$1338  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1339  = \$530 ;
+    \$1339  = sum1_4_5;
+    if (v_d3) begin
+      \$1339  = \$530 ;
+    end
     if (rst) begin
       \$1339  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1340  = \$531 ;
+    \$1340  = sum1_5_5;
+    if (v_d3) begin
+      \$1340  = \$531 ;
+    end
     if (rst) begin
       \$1340  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1341  = \$532 ;
+    \$1341  = sum1_6_5;
+    if (v_d3) begin
+      \$1341  = \$532 ;
+    end
     if (rst) begin
       \$1341  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1342  = \$533 ;
+    \$1342  = sum1_7_5;
+    if (v_d3) begin
+      \$1342  = \$533 ;
+    end
     if (rst) begin
       \$1342  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1343  = \$534 ;
+    \$1343  = sum1_0_6;
+    if (v_d3) begin
+      \$1343  = \$534 ;
+    end
     if (rst) begin
       \$1343  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1344  = \$535 ;
+    \$1344  = sum1_1_6;
+    if (v_d3) begin
+      \$1344  = \$535 ;
+    end
     if (rst) begin
       \$1344  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1345  = \$536 ;
+    \$1345  = sum1_2_6;
+    if (v_d3) begin
+      \$1345  = \$536 ;
+    end
     if (rst) begin
       \$1345  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1346  = \$537 ;
+    \$1346  = sum1_3_6;
+    if (v_d3) begin
+      \$1346  = \$537 ;
+    end
     if (rst) begin
       \$1346  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1347  = \$538 ;
+    \$1347  = sum1_4_6;
+    if (v_d3) begin
+      \$1347  = \$538 ;
+    end
     if (rst) begin
       \$1347  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1348  = \$539 ;
+    \$1348  = sum1_5_6;
+    if (v_d3) begin
+      \$1348  = \$539 ;
+    end
     if (rst) begin
       \$1348  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1349  = \$540 ;
+    \$1349  = sum1_6_6;
+    if (v_d3) begin
+      \$1349  = \$540 ;
+    end
     if (rst) begin
       \$1349  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1350  = \$541 ;
+    \$1350  = sum1_7_6;
+    if (v_d3) begin
+      \$1350  = \$541 ;
+    end
     if (rst) begin
       \$1350  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1351  = \$542 ;
+    \$1351  = sum1_0_7;
+    if (v_d3) begin
+      \$1351  = \$542 ;
+    end
     if (rst) begin
       \$1351  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1352  = \$543 ;
+    \$1352  = sum1_1_7;
+    if (v_d3) begin
+      \$1352  = \$543 ;
+    end
     if (rst) begin
       \$1352  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1353  = \$544 ;
+    \$1353  = sum1_2_7;
+    if (v_d3) begin
+      \$1353  = \$544 ;
+    end
     if (rst) begin
       \$1353  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1354  = \$545 ;
+    \$1354  = sum1_3_7;
+    if (v_d3) begin
+      \$1354  = \$545 ;
+    end
     if (rst) begin
       \$1354  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1355  = \$546 ;
+    \$1355  = sum1_4_7;
+    if (v_d3) begin
+      \$1355  = \$546 ;
+    end
     if (rst) begin
       \$1355  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1356  = \$547 ;
+    \$1356  = sum1_5_7;
+    if (v_d3) begin
+      \$1356  = \$547 ;
+    end
     if (rst) begin
       \$1356  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1357  = \$548 ;
+    \$1357  = sum1_6_7;
+    if (v_d3) begin
+      \$1357  = \$548 ;
+    end
     if (rst) begin
       \$1357  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1358  = \$549 ;
+    \$1358  = sum1_7_7;
+    if (v_d3) begin
+      \$1358  = \$549 ;
+    end
     if (rst) begin
       \$1358  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1359  = \$550 ;
+    \$1359  = sum1_0_8;
+    if (v_d3) begin
+      \$1359  = \$550 ;
+    end
     if (rst) begin
       \$1359  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1360  = \$551 ;
+    \$1360  = sum1_1_8;
+    if (v_d3) begin
+      \$1360  = \$551 ;
+    end
     if (rst) begin
       \$1360  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1361  = \$552 ;
+    \$1361  = sum1_2_8;
+    if (v_d3) begin
+      \$1361  = \$552 ;
+    end
     if (rst) begin
       \$1361  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1362  = \$553 ;
+    \$1362  = sum1_3_8;
+    if (v_d3) begin
+      \$1362  = \$553 ;
+    end
     if (rst) begin
       \$1362  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1363  = \$554 ;
+    \$1363  = sum1_4_8;
+    if (v_d3) begin
+      \$1363  = \$554 ;
+    end
     if (rst) begin
       \$1363  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1364  = \$555 ;
+    \$1364  = sum1_5_8;
+    if (v_d3) begin
+      \$1364  = \$555 ;
+    end
     if (rst) begin
       \$1364  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1365  = \$556 ;
+    \$1365  = sum1_6_8;
+    if (v_d3) begin
+      \$1365  = \$556 ;
+    end
     if (rst) begin
       \$1365  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1366  = \$557 ;
+    \$1366  = sum1_7_8;
+    if (v_d3) begin
+      \$1366  = \$557 ;
+    end
     if (rst) begin
       \$1366  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1367  = \$558 ;
+    \$1367  = sum1_0_9;
+    if (v_d3) begin
+      \$1367  = \$558 ;
+    end
     if (rst) begin
       \$1367  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1368  = \$559 ;
+    \$1368  = sum1_1_9;
+    if (v_d3) begin
+      \$1368  = \$559 ;
+    end
     if (rst) begin
       \$1368  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1369  = \$560 ;
+    \$1369  = sum1_2_9;
+    if (v_d3) begin
+      \$1369  = \$560 ;
+    end
     if (rst) begin
       \$1369  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1370  = \$561 ;
+    \$1370  = sum1_3_9;
+    if (v_d3) begin
+      \$1370  = \$561 ;
+    end
     if (rst) begin
       \$1370  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1371  = \$562 ;
+    \$1371  = sum1_4_9;
+    if (v_d3) begin
+      \$1371  = \$562 ;
+    end
     if (rst) begin
       \$1371  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1372  = \$563 ;
+    \$1372  = sum1_5_9;
+    if (v_d3) begin
+      \$1372  = \$563 ;
+    end
     if (rst) begin
       \$1372  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1373  = \$564 ;
+    \$1373  = sum1_6_9;
+    if (v_d3) begin
+      \$1373  = \$564 ;
+    end
     if (rst) begin
       \$1373  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1374  = \$565 ;
+    \$1374  = sum1_7_9;
+    if (v_d3) begin
+      \$1374  = \$565 ;
+    end
     if (rst) begin
       \$1374  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1375  = \$566 ;
+    \$1375  = sum1_0_10;
+    if (v_d3) begin
+      \$1375  = \$566 ;
+    end
     if (rst) begin
       \$1375  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1376  = \$567 ;
+    \$1376  = sum1_1_10;
+    if (v_d3) begin
+      \$1376  = \$567 ;
+    end
     if (rst) begin
       \$1376  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1377  = \$568 ;
+    \$1377  = sum1_2_10;
+    if (v_d3) begin
+      \$1377  = \$568 ;
+    end
     if (rst) begin
       \$1377  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1378  = \$569 ;
+    \$1378  = sum1_3_10;
+    if (v_d3) begin
+      \$1378  = \$569 ;
+    end
     if (rst) begin
       \$1378  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1379  = \$570 ;
+    \$1379  = sum1_4_10;
+    if (v_d3) begin
+      \$1379  = \$570 ;
+    end
     if (rst) begin
       \$1379  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1380  = \$571 ;
+    \$1380  = sum1_5_10;
+    if (v_d3) begin
+      \$1380  = \$571 ;
+    end
     if (rst) begin
       \$1380  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1381  = \$572 ;
+    \$1381  = sum1_6_10;
+    if (v_d3) begin
+      \$1381  = \$572 ;
+    end
     if (rst) begin
       \$1381  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1382  = \$573 ;
+    \$1382  = sum1_7_10;
+    if (v_d3) begin
+      \$1382  = \$573 ;
+    end
     if (rst) begin
       \$1382  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1383  = \$574 ;
+    \$1383  = sum1_0_11;
+    if (v_d3) begin
+      \$1383  = \$574 ;
+    end
     if (rst) begin
       \$1383  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1384  = \$575 ;
+    \$1384  = sum1_1_11;
+    if (v_d3) begin
+      \$1384  = \$575 ;
+    end
     if (rst) begin
       \$1384  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1385  = \$576 ;
+    \$1385  = sum1_2_11;
+    if (v_d3) begin
+      \$1385  = \$576 ;
+    end
     if (rst) begin
       \$1385  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1386  = \$577 ;
+    \$1386  = sum1_3_11;
+    if (v_d3) begin
+      \$1386  = \$577 ;
+    end
     if (rst) begin
       \$1386  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1387  = \$578 ;
+    \$1387  = sum1_4_11;
+    if (v_d3) begin
+      \$1387  = \$578 ;
+    end
     if (rst) begin
       \$1387  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1388  = \$579 ;
+    \$1388  = sum1_5_11;
+    if (v_d3) begin
+      \$1388  = \$579 ;
+    end
     if (rst) begin
       \$1388  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1389  = \$580 ;
+    \$1389  = sum1_6_11;
+    if (v_d3) begin
+      \$1389  = \$580 ;
+    end
     if (rst) begin
       \$1389  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1390  = \$581 ;
+    \$1390  = sum1_7_11;
+    if (v_d3) begin
+      \$1390  = \$581 ;
+    end
     if (rst) begin
       \$1390  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1391  = \$582 ;
+    \$1391  = sum1_0_12;
+    if (v_d3) begin
+      \$1391  = \$582 ;
+    end
     if (rst) begin
       \$1391  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1392  = \$583 ;
+    \$1392  = sum1_1_12;
+    if (v_d3) begin
+      \$1392  = \$583 ;
+    end
     if (rst) begin
       \$1392  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1393  = \$584 ;
+    \$1393  = sum1_2_12;
+    if (v_d3) begin
+      \$1393  = \$584 ;
+    end
     if (rst) begin
       \$1393  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1394  = \$585 ;
+    \$1394  = sum1_3_12;
+    if (v_d3) begin
+      \$1394  = \$585 ;
+    end
     if (rst) begin
       \$1394  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1395  = \$586 ;
+    \$1395  = sum1_4_12;
+    if (v_d3) begin
+      \$1395  = \$586 ;
+    end
     if (rst) begin
       \$1395  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1396  = \$587 ;
+    \$1396  = sum1_5_12;
+    if (v_d3) begin
+      \$1396  = \$587 ;
+    end
     if (rst) begin
       \$1396  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1397  = \$588 ;
+    \$1397  = sum1_6_12;
+    if (v_d3) begin
+      \$1397  = \$588 ;
+    end
     if (rst) begin
       \$1397  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1398  = \$589 ;
+    \$1398  = sum1_7_12;
+    if (v_d3) begin
+      \$1398  = \$589 ;
+    end
     if (rst) begin
       \$1398  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1399  = \$590 ;
+    \$1399  = sum1_0_13;
+    if (v_d3) begin
+      \$1399  = \$590 ;
+    end
     if (rst) begin
       \$1399  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1400  = \$591 ;
+    \$1400  = sum1_1_13;
+    if (v_d3) begin
+      \$1400  = \$591 ;
+    end
     if (rst) begin
       \$1400  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1401  = \$592 ;
+    \$1401  = sum1_2_13;
+    if (v_d3) begin
+      \$1401  = \$592 ;
+    end
     if (rst) begin
       \$1401  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1402  = \$593 ;
+    \$1402  = sum1_3_13;
+    if (v_d3) begin
+      \$1402  = \$593 ;
+    end
     if (rst) begin
       \$1402  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1403  = \$594 ;
+    \$1403  = sum1_4_13;
+    if (v_d3) begin
+      \$1403  = \$594 ;
+    end
     if (rst) begin
       \$1403  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1404  = \$595 ;
+    \$1404  = sum1_5_13;
+    if (v_d3) begin
+      \$1404  = \$595 ;
+    end
     if (rst) begin
       \$1404  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1405  = \$596 ;
+    \$1405  = sum1_6_13;
+    if (v_d3) begin
+      \$1405  = \$596 ;
+    end
     if (rst) begin
       \$1405  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1406  = \$597 ;
+    \$1406  = sum1_7_13;
+    if (v_d3) begin
+      \$1406  = \$597 ;
+    end
     if (rst) begin
       \$1406  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1407  = \$598 ;
+    \$1407  = sum1_0_14;
+    if (v_d3) begin
+      \$1407  = \$598 ;
+    end
     if (rst) begin
       \$1407  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1408  = \$599 ;
+    \$1408  = sum1_1_14;
+    if (v_d3) begin
+      \$1408  = \$599 ;
+    end
     if (rst) begin
       \$1408  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1409  = \$600 ;
+    \$1409  = sum1_2_14;
+    if (v_d3) begin
+      \$1409  = \$600 ;
+    end
     if (rst) begin
       \$1409  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1410  = \$601 ;
+    \$1410  = sum1_3_14;
+    if (v_d3) begin
+      \$1410  = \$601 ;
+    end
     if (rst) begin
       \$1410  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1411  = \$602 ;
+    \$1411  = sum1_4_14;
+    if (v_d3) begin
+      \$1411  = \$602 ;
+    end
     if (rst) begin
       \$1411  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1412  = \$603 ;
+    \$1412  = sum1_5_14;
+    if (v_d3) begin
+      \$1412  = \$603 ;
+    end
     if (rst) begin
       \$1412  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1413  = \$604 ;
+    \$1413  = sum1_6_14;
+    if (v_d3) begin
+      \$1413  = \$604 ;
+    end
     if (rst) begin
       \$1413  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1414  = \$605 ;
+    \$1414  = sum1_7_14;
+    if (v_d3) begin
+      \$1414  = \$605 ;
+    end
     if (rst) begin
       \$1414  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1415  = \$606 ;
+    \$1415  = sum1_0_15;
+    if (v_d3) begin
+      \$1415  = \$606 ;
+    end
     if (rst) begin
       \$1415  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1416  = \$607 ;
+    \$1416  = sum1_1_15;
+    if (v_d3) begin
+      \$1416  = \$607 ;
+    end
     if (rst) begin
       \$1416  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1417  = \$608 ;
+    \$1417  = sum1_2_15;
+    if (v_d3) begin
+      \$1417  = \$608 ;
+    end
     if (rst) begin
       \$1417  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1418  = \$609 ;
+    \$1418  = sum1_3_15;
+    if (v_d3) begin
+      \$1418  = \$609 ;
+    end
     if (rst) begin
       \$1418  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1419  = \$610 ;
+    \$1419  = sum1_4_15;
+    if (v_d3) begin
+      \$1419  = \$610 ;
+    end
     if (rst) begin
       \$1419  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1420  = \$611 ;
+    \$1420  = sum1_5_15;
+    if (v_d3) begin
+      \$1420  = \$611 ;
+    end
     if (rst) begin
       \$1420  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1421  = \$612 ;
+    \$1421  = sum1_6_15;
+    if (v_d3) begin
+      \$1421  = \$612 ;
+    end
     if (rst) begin
       \$1421  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1422  = \$613 ;
+    \$1422  = sum1_7_15;
+    if (v_d3) begin
+      \$1422  = \$613 ;
+    end
     if (rst) begin
       \$1422  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1423  = \$614 ;
+    \$1423  = sum2_0_0;
+    if (v_d4) begin
+      \$1423  = \$614 ;
+    end
     if (rst) begin
       \$1423  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1424  = \$615 ;
+    \$1424  = sum2_1_0;
+    if (v_d4) begin
+      \$1424  = \$615 ;
+    end
     if (rst) begin
       \$1424  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1425  = \$616 ;
+    \$1425  = sum2_2_0;
+    if (v_d4) begin
+      \$1425  = \$616 ;
+    end
     if (rst) begin
       \$1425  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1426  = \$617 ;
+    \$1426  = sum2_3_0;
+    if (v_d4) begin
+      \$1426  = \$617 ;
+    end
     if (rst) begin
       \$1426  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1427  = \$618 ;
+    \$1427  = sum2_0_1;
+    if (v_d4) begin
+      \$1427  = \$618 ;
+    end
     if (rst) begin
       \$1427  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1428  = \$619 ;
+    \$1428  = sum2_1_1;
+    if (v_d4) begin
+      \$1428  = \$619 ;
+    end
     if (rst) begin
       \$1428  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1429  = \$620 ;
+    \$1429  = sum2_2_1;
+    if (v_d4) begin
+      \$1429  = \$620 ;
+    end
     if (rst) begin
       \$1429  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1430  = \$621 ;
+    \$1430  = sum2_3_1;
+    if (v_d4) begin
+      \$1430  = \$621 ;
+    end
     if (rst) begin
       \$1430  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1431  = \$622 ;
+    \$1431  = sum2_0_2;
+    if (v_d4) begin
+      \$1431  = \$622 ;
+    end
     if (rst) begin
       \$1431  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1432  = \$623 ;
+    \$1432  = sum2_1_2;
+    if (v_d4) begin
+      \$1432  = \$623 ;
+    end
     if (rst) begin
       \$1432  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1433  = \$624 ;
+    \$1433  = sum2_2_2;
+    if (v_d4) begin
+      \$1433  = \$624 ;
+    end
     if (rst) begin
       \$1433  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1434  = \$625 ;
+    \$1434  = sum2_3_2;
+    if (v_d4) begin
+      \$1434  = \$625 ;
+    end
     if (rst) begin
       \$1434  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1435  = \$626 ;
+    \$1435  = sum2_0_3;
+    if (v_d4) begin
+      \$1435  = \$626 ;
+    end
     if (rst) begin
       \$1435  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1436  = \$627 ;
+    \$1436  = sum2_1_3;
+    if (v_d4) begin
+      \$1436  = \$627 ;
+    end
     if (rst) begin
       \$1436  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1437  = \$628 ;
+    \$1437  = sum2_2_3;
+    if (v_d4) begin
+      \$1437  = \$628 ;
+    end
     if (rst) begin
       \$1437  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1438  = \$629 ;
+    \$1438  = sum2_3_3;
+    if (v_d4) begin
+      \$1438  = \$629 ;
+    end
     if (rst) begin
       \$1438  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1439  = \$630 ;
+    \$1439  = sum2_0_4;
+    if (v_d4) begin
+      \$1439  = \$630 ;
+    end
     if (rst) begin
       \$1439  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1440  = \$631 ;
+    \$1440  = sum2_1_4;
+    if (v_d4) begin
+      \$1440  = \$631 ;
+    end
     if (rst) begin
       \$1440  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1441  = \$632 ;
+    \$1441  = sum2_2_4;
+    if (v_d4) begin
+      \$1441  = \$632 ;
+    end
     if (rst) begin
       \$1441  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1442  = \$633 ;
+    \$1442  = sum2_3_4;
+    if (v_d4) begin
+      \$1442  = \$633 ;
+    end
     if (rst) begin
       \$1442  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1443  = \$634 ;
+    \$1443  = sum2_0_5;
+    if (v_d4) begin
+      \$1443  = \$634 ;
+    end
     if (rst) begin
       \$1443  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1444  = \$635 ;
+    \$1444  = sum2_1_5;
+    if (v_d4) begin
+      \$1444  = \$635 ;
+    end
     if (rst) begin
       \$1444  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1445  = \$636 ;
+    \$1445  = sum2_2_5;
+    if (v_d4) begin
+      \$1445  = \$636 ;
+    end
     if (rst) begin
       \$1445  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1446  = \$637 ;
+    \$1446  = sum2_3_5;
+    if (v_d4) begin
+      \$1446  = \$637 ;
+    end
     if (rst) begin
       \$1446  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1447  = \$638 ;
+    \$1447  = sum2_0_6;
+    if (v_d4) begin
+      \$1447  = \$638 ;
+    end
     if (rst) begin
       \$1447  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1448  = \$639 ;
+    \$1448  = sum2_1_6;
+    if (v_d4) begin
+      \$1448  = \$639 ;
+    end
     if (rst) begin
       \$1448  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1449  = \$640 ;
+    \$1449  = sum2_2_6;
+    if (v_d4) begin
+      \$1449  = \$640 ;
+    end
     if (rst) begin
       \$1449  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1450  = \$641 ;
+    \$1450  = sum2_3_6;
+    if (v_d4) begin
+      \$1450  = \$641 ;
+    end
     if (rst) begin
       \$1450  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1451  = \$642 ;
+    \$1451  = sum2_0_7;
+    if (v_d4) begin
+      \$1451  = \$642 ;
+    end
     if (rst) begin
       \$1451  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1452  = \$643 ;
+    \$1452  = sum2_1_7;
+    if (v_d4) begin
+      \$1452  = \$643 ;
+    end
     if (rst) begin
       \$1452  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1453  = \$644 ;
+    \$1453  = sum2_2_7;
+    if (v_d4) begin
+      \$1453  = \$644 ;
+    end
     if (rst) begin
       \$1453  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1454  = \$645 ;
+    \$1454  = sum2_3_7;
+    if (v_d4) begin
+      \$1454  = \$645 ;
+    end
     if (rst) begin
       \$1454  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1455  = \$646 ;
+    \$1455  = sum2_0_8;
+    if (v_d4) begin
+      \$1455  = \$646 ;
+    end
     if (rst) begin
       \$1455  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1456  = \$647 ;
+    \$1456  = sum2_1_8;
+    if (v_d4) begin
+      \$1456  = \$647 ;
+    end
     if (rst) begin
       \$1456  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1457  = \$648 ;
+    \$1457  = sum2_2_8;
+    if (v_d4) begin
+      \$1457  = \$648 ;
+    end
     if (rst) begin
       \$1457  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1458  = \$649 ;
+    \$1458  = sum2_3_8;
+    if (v_d4) begin
+      \$1458  = \$649 ;
+    end
     if (rst) begin
       \$1458  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1459  = \$650 ;
+    \$1459  = sum2_0_9;
+    if (v_d4) begin
+      \$1459  = \$650 ;
+    end
     if (rst) begin
       \$1459  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1460  = \$651 ;
+    \$1460  = sum2_1_9;
+    if (v_d4) begin
+      \$1460  = \$651 ;
+    end
     if (rst) begin
       \$1460  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1461  = \$652 ;
+    \$1461  = sum2_2_9;
+    if (v_d4) begin
+      \$1461  = \$652 ;
+    end
     if (rst) begin
       \$1461  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1462  = \$653 ;
+    \$1462  = sum2_3_9;
+    if (v_d4) begin
+      \$1462  = \$653 ;
+    end
     if (rst) begin
       \$1462  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1463  = \$654 ;
+    \$1463  = sum2_0_10;
+    if (v_d4) begin
+      \$1463  = \$654 ;
+    end
     if (rst) begin
       \$1463  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1464  = \$655 ;
+    \$1464  = sum2_1_10;
+    if (v_d4) begin
+      \$1464  = \$655 ;
+    end
     if (rst) begin
       \$1464  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1465  = \$656 ;
+    \$1465  = sum2_2_10;
+    if (v_d4) begin
+      \$1465  = \$656 ;
+    end
     if (rst) begin
       \$1465  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1466  = \$657 ;
+    \$1466  = sum2_3_10;
+    if (v_d4) begin
+      \$1466  = \$657 ;
+    end
     if (rst) begin
       \$1466  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1467  = \$658 ;
+    \$1467  = sum2_0_11;
+    if (v_d4) begin
+      \$1467  = \$658 ;
+    end
     if (rst) begin
       \$1467  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1468  = \$659 ;
+    \$1468  = sum2_1_11;
+    if (v_d4) begin
+      \$1468  = \$659 ;
+    end
     if (rst) begin
       \$1468  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1469  = \$660 ;
+    \$1469  = sum2_2_11;
+    if (v_d4) begin
+      \$1469  = \$660 ;
+    end
     if (rst) begin
       \$1469  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1470  = \$661 ;
+    \$1470  = sum2_3_11;
+    if (v_d4) begin
+      \$1470  = \$661 ;
+    end
     if (rst) begin
       \$1470  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1471  = \$662 ;
+    \$1471  = sum2_0_12;
+    if (v_d4) begin
+      \$1471  = \$662 ;
+    end
     if (rst) begin
       \$1471  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1472  = \$663 ;
+    \$1472  = sum2_1_12;
+    if (v_d4) begin
+      \$1472  = \$663 ;
+    end
     if (rst) begin
       \$1472  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1473  = \$664 ;
+    \$1473  = sum2_2_12;
+    if (v_d4) begin
+      \$1473  = \$664 ;
+    end
     if (rst) begin
       \$1473  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1474  = \$665 ;
+    \$1474  = sum2_3_12;
+    if (v_d4) begin
+      \$1474  = \$665 ;
+    end
     if (rst) begin
       \$1474  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1475  = \$666 ;
+    \$1475  = sum2_0_13;
+    if (v_d4) begin
+      \$1475  = \$666 ;
+    end
     if (rst) begin
       \$1475  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1476  = \$667 ;
+    \$1476  = sum2_1_13;
+    if (v_d4) begin
+      \$1476  = \$667 ;
+    end
     if (rst) begin
       \$1476  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1477  = \$668 ;
+    \$1477  = sum2_2_13;
+    if (v_d4) begin
+      \$1477  = \$668 ;
+    end
     if (rst) begin
       \$1477  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1478  = \$669 ;
+    \$1478  = sum2_3_13;
+    if (v_d4) begin
+      \$1478  = \$669 ;
+    end
     if (rst) begin
       \$1478  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1479  = \$670 ;
+    \$1479  = sum2_0_14;
+    if (v_d4) begin
+      \$1479  = \$670 ;
+    end
     if (rst) begin
       \$1479  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1480  = \$671 ;
+    \$1480  = sum2_1_14;
+    if (v_d4) begin
+      \$1480  = \$671 ;
+    end
     if (rst) begin
       \$1480  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1481  = \$672 ;
+    \$1481  = sum2_2_14;
+    if (v_d4) begin
+      \$1481  = \$672 ;
+    end
     if (rst) begin
       \$1481  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1482  = \$673 ;
+    \$1482  = sum2_3_14;
+    if (v_d4) begin
+      \$1482  = \$673 ;
+    end
     if (rst) begin
       \$1482  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1483  = \$674 ;
+    \$1483  = sum2_0_15;
+    if (v_d4) begin
+      \$1483  = \$674 ;
+    end
     if (rst) begin
       \$1483  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1484  = \$675 ;
+    \$1484  = sum2_1_15;
+    if (v_d4) begin
+      \$1484  = \$675 ;
+    end
     if (rst) begin
       \$1484  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1485  = \$676 ;
+    \$1485  = sum2_2_15;
+    if (v_d4) begin
+      \$1485  = \$676 ;
+    end
     if (rst) begin
       \$1485  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1486  = \$677 ;
+    \$1486  = sum2_3_15;
+    if (v_d4) begin
+      \$1486  = \$677 ;
+    end
     if (rst) begin
       \$1486  = 19'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1487  = \$678 ;
+    \$1487  = sum3_0_0;
+    if (v_d5) begin
+      \$1487  = \$678 ;
+    end
     if (rst) begin
       \$1487  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1488  = \$679 ;
+    \$1488  = sum3_1_0;
+    if (v_d5) begin
+      \$1488  = \$679 ;
+    end
     if (rst) begin
       \$1488  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1489  = \$680 ;
+    \$1489  = sum3_0_1;
+    if (v_d5) begin
+      \$1489  = \$680 ;
+    end
     if (rst) begin
       \$1489  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1490  = \$681 ;
+    \$1490  = sum3_1_1;
+    if (v_d5) begin
+      \$1490  = \$681 ;
+    end
     if (rst) begin
       \$1490  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1491  = \$682 ;
+    \$1491  = sum3_0_2;
+    if (v_d5) begin
+      \$1491  = \$682 ;
+    end
     if (rst) begin
       \$1491  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1492  = \$683 ;
+    \$1492  = sum3_1_2;
+    if (v_d5) begin
+      \$1492  = \$683 ;
+    end
     if (rst) begin
       \$1492  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1493  = \$684 ;
+    \$1493  = sum3_0_3;
+    if (v_d5) begin
+      \$1493  = \$684 ;
+    end
     if (rst) begin
       \$1493  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1494  = \$685 ;
+    \$1494  = sum3_1_3;
+    if (v_d5) begin
+      \$1494  = \$685 ;
+    end
     if (rst) begin
       \$1494  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1495  = \$686 ;
+    \$1495  = sum3_0_4;
+    if (v_d5) begin
+      \$1495  = \$686 ;
+    end
     if (rst) begin
       \$1495  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1496  = \$687 ;
+    \$1496  = sum3_1_4;
+    if (v_d5) begin
+      \$1496  = \$687 ;
+    end
     if (rst) begin
       \$1496  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1497  = \$688 ;
+    \$1497  = sum3_0_5;
+    if (v_d5) begin
+      \$1497  = \$688 ;
+    end
     if (rst) begin
       \$1497  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1498  = \$689 ;
+    \$1498  = sum3_1_5;
+    if (v_d5) begin
+      \$1498  = \$689 ;
+    end
     if (rst) begin
       \$1498  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1499  = \$690 ;
+    \$1499  = sum3_0_6;
+    if (v_d5) begin
+      \$1499  = \$690 ;
+    end
     if (rst) begin
       \$1499  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1500  = \$691 ;
+    \$1500  = sum3_1_6;
+    if (v_d5) begin
+      \$1500  = \$691 ;
+    end
     if (rst) begin
       \$1500  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1501  = \$692 ;
+    \$1501  = sum3_0_7;
+    if (v_d5) begin
+      \$1501  = \$692 ;
+    end
     if (rst) begin
       \$1501  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1502  = \$693 ;
+    \$1502  = sum3_1_7;
+    if (v_d5) begin
+      \$1502  = \$693 ;
+    end
     if (rst) begin
       \$1502  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1503  = \$694 ;
+    \$1503  = sum3_0_8;
+    if (v_d5) begin
+      \$1503  = \$694 ;
+    end
     if (rst) begin
       \$1503  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1504  = \$695 ;
+    \$1504  = sum3_1_8;
+    if (v_d5) begin
+      \$1504  = \$695 ;
+    end
     if (rst) begin
       \$1504  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1505  = \$696 ;
+    \$1505  = sum3_0_9;
+    if (v_d5) begin
+      \$1505  = \$696 ;
+    end
     if (rst) begin
       \$1505  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1506  = \$697 ;
+    \$1506  = sum3_1_9;
+    if (v_d5) begin
+      \$1506  = \$697 ;
+    end
     if (rst) begin
       \$1506  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1507  = \$698 ;
+    \$1507  = sum3_0_10;
+    if (v_d5) begin
+      \$1507  = \$698 ;
+    end
     if (rst) begin
       \$1507  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1508  = \$699 ;
+    \$1508  = sum3_1_10;
+    if (v_d5) begin
+      \$1508  = \$699 ;
+    end
     if (rst) begin
       \$1508  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1509  = \$700 ;
+    \$1509  = sum3_0_11;
+    if (v_d5) begin
+      \$1509  = \$700 ;
+    end
     if (rst) begin
       \$1509  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1510  = \$701 ;
+    \$1510  = sum3_1_11;
+    if (v_d5) begin
+      \$1510  = \$701 ;
+    end
     if (rst) begin
       \$1510  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1511  = \$702 ;
+    \$1511  = sum3_0_12;
+    if (v_d5) begin
+      \$1511  = \$702 ;
+    end
     if (rst) begin
       \$1511  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1512  = \$703 ;
+    \$1512  = sum3_1_12;
+    if (v_d5) begin
+      \$1512  = \$703 ;
+    end
     if (rst) begin
       \$1512  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1513  = \$704 ;
+    \$1513  = sum3_0_13;
+    if (v_d5) begin
+      \$1513  = \$704 ;
+    end
     if (rst) begin
       \$1513  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1514  = \$705 ;
+    \$1514  = sum3_1_13;
+    if (v_d5) begin
+      \$1514  = \$705 ;
+    end
     if (rst) begin
       \$1514  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1515  = \$706 ;
+    \$1515  = sum3_0_14;
+    if (v_d5) begin
+      \$1515  = \$706 ;
+    end
     if (rst) begin
       \$1515  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1516  = \$707 ;
+    \$1516  = sum3_1_14;
+    if (v_d5) begin
+      \$1516  = \$707 ;
+    end
     if (rst) begin
       \$1516  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1517  = \$708 ;
+    \$1517  = sum3_0_15;
+    if (v_d5) begin
+      \$1517  = \$708 ;
+    end
     if (rst) begin
       \$1517  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1518  = \$709 ;
+    \$1518  = sum3_1_15;
+    if (v_d5) begin
+      \$1518  = \$709 ;
+    end
     if (rst) begin
       \$1518  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1519  = \$710 ;
+    \$1519  = sum4_0_0;
+    if (v_d6) begin
+      \$1519  = \$710 ;
+    end
     if (rst) begin
       \$1519  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1520  = \$711 ;
+    \$1520  = sum4_0_1;
+    if (v_d6) begin
+      \$1520  = \$711 ;
+    end
     if (rst) begin
       \$1520  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1521  = \$712 ;
+    \$1521  = sum4_0_2;
+    if (v_d6) begin
+      \$1521  = \$712 ;
+    end
     if (rst) begin
       \$1521  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1522  = \$713 ;
+    \$1522  = sum4_0_3;
+    if (v_d6) begin
+      \$1522  = \$713 ;
+    end
     if (rst) begin
       \$1522  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1523  = \$714 ;
+    \$1523  = sum4_0_4;
+    if (v_d6) begin
+      \$1523  = \$714 ;
+    end
     if (rst) begin
       \$1523  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1524  = \$715 ;
+    \$1524  = sum4_0_5;
+    if (v_d6) begin
+      \$1524  = \$715 ;
+    end
     if (rst) begin
       \$1524  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1525  = \$716 ;
+    \$1525  = sum4_0_6;
+    if (v_d6) begin
+      \$1525  = \$716 ;
+    end
     if (rst) begin
       \$1525  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1526  = \$717 ;
+    \$1526  = sum4_0_7;
+    if (v_d6) begin
+      \$1526  = \$717 ;
+    end
     if (rst) begin
       \$1526  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1527  = \$718 ;
+    \$1527  = sum4_0_8;
+    if (v_d6) begin
+      \$1527  = \$718 ;
+    end
     if (rst) begin
       \$1527  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1528  = \$719 ;
+    \$1528  = sum4_0_9;
+    if (v_d6) begin
+      \$1528  = \$719 ;
+    end
     if (rst) begin
       \$1528  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1529  = \$720 ;
+    \$1529  = sum4_0_10;
+    if (v_d6) begin
+      \$1529  = \$720 ;
+    end
     if (rst) begin
       \$1529  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1530  = \$721 ;
+    \$1530  = sum4_0_11;
+    if (v_d6) begin
+      \$1530  = \$721 ;
+    end
     if (rst) begin
       \$1530  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1531  = \$722 ;
+    \$1531  = sum4_0_12;
+    if (v_d6) begin
+      \$1531  = \$722 ;
+    end
     if (rst) begin
       \$1531  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1532  = \$723 ;
+    \$1532  = sum4_0_13;
+    if (v_d6) begin
+      \$1532  = \$723 ;
+    end
     if (rst) begin
       \$1532  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1533  = \$724 ;
+    \$1533  = sum4_0_14;
+    if (v_d6) begin
+      \$1533  = \$724 ;
+    end
     if (rst) begin
       \$1533  = 21'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$1534  = \$725 ;
+    \$1534  = sum4_0_15;
+    if (v_d6) begin
+      \$1534  = \$725 ;
+    end
     if (rst) begin
       \$1534  = 21'h000000;
     end
