@@ -185,11 +185,14 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
 def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
     """mesh_sim options from the instance's measured phases: ``colour_clocks_per_frame`` = the
     emulation + host-rules cycles per frame (rounded), ``inference_cycles`` = the decision path
-    (preprocessor + inference + action select per decision, rounded), with their label."""
+    (preprocessor + inference + action select per decision, rounded), or where the instance hides
+    the decision behind the console (``stall_per_decision`` measured) the cycles it stalled the
+    console per decision, with their label."""
+    wait = m.get("stall_per_decision")
+    if wait is None:
+        wait = m["preprocessor_per_decision"] + m["inference_per_decision"] + m["action_select_per_decision"]
     return {"colour_clocks_per_frame": int(round(m["emulation_per_frame"] + m["host_rules_per_frame"])),
-            "inference_cycles": int(round(m["preprocessor_per_decision"] + m["inference_per_decision"]
-                                          + m["action_select_per_decision"])),
-            "timing_source": "measured on the Verilated fabric instance"}
+            "inference_cycles": int(round(wait)), "timing_source": "measured on the Verilated fabric instance"}
 
 
 def mesh_cases(generations: int = 2) -> dict:
@@ -257,6 +260,9 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
             found += nexus.cached_seeds(block, consoles[f"{block}.v"], NEXUS_SEEDS)
     except Exception as exc:
         inp.nexus_missing = f"{type(exc).__name__}: {exc}"
+    inp.published_mesh = simulate(mesh_cases()["headline"])   # the published configuration, as --calibrate runs it
+    # console_cc3's seed-1 (else first) LIFCL-40 result: the like-for-like comparison's clock
+    cc3 = min(inp.console3_nexus, key=lambda x: x["seed"] != 1) if inp.console3_nexus else None
     step("action select: latency on the RTL (Amaranth simulator)")
     try:
         inp.action_select_latency = measure_action_select_latency()
@@ -293,5 +299,9 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
                 opts, clock_mhz=clock_mhz, lanes=lanes, array=array, n_actions=gi.n_actions, frame_skip=frame_skip,
                 colour_clocks=ccpc, **timing))
             for ccpc in (1, 3) for case, opts in mesh_cases().items()}
+        if gi.instance is not None and cc3 is not None:
+            inp.lfl_mesh[info.name] = simulate(replace(
+                mesh_cases()["headline"], clock_mhz=float(cc3["fmax_mhz"]), array=array, n_actions=gi.n_actions,
+                frame_skip=frame_skip, colour_clocks=3, inference="serial", **timing))
         inp.games.append(gi)
     return inp
