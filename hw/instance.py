@@ -233,7 +233,7 @@ class GameInstance(wiring.Component):
             console.mapper.eq(cc.mapper), console.pal.eq(cc.pal), console.hmove_blanks.eq(cc.hmove_blanks),
             console.ystart.eq(cc.ystart), console.height.eq(cc.height), console.timer_init.eq(one["TIMER_INIT"].value),
             ctrl.noops.eq(ep.noops), ctrl.noop_index.eq(ep.noop_index), ctrl.fire_en.eq(ep.fire_en),
-            ctrl.fire_index.eq(ep.fire_index), ctrl.frame_skip.eq(ep.frame_skip),
+            ctrl.fire_index.eq(ep.fire_index), ctrl.frame_skip.eq(ep.frame_skip), ctrl.hide.eq(ep.hide),
             ctrl.episode_frames.eq(one["EP_FRAMES"].frames),
             ctrl.swchb.eq(inputs.swchb), ctrl.man_swcha.eq(inputs.swcha), ctrl.man_swchb.eq(inputs.swchb),
             ctrl.man_inpt4.eq(inputs.inpt4), ctrl.man_inpt5.eq(inputs.inpt5),
@@ -273,7 +273,8 @@ class GameInstance(wiring.Component):
                    "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
                    "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
                    "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
-                   "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
+                   "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle,
+                   "CYCLES_STALL": ctrl.cycles_stall, "STALL_LAST": ctrl.stall_last}
         if set(sources) != set(groups["sources"]):
             raise ValueError(f"read-only registers: the RTL drives {sorted(sources)}, the description has "
                              f"{sorted(groups['sources'])}")

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth import Array, Cat, ClockDomain, ClockSignal, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -564,6 +564,13 @@ class Tia(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        # the paddles' charge cycles (_read) are registered every clock, also where the console's
+        # clock enable is low (a local domain on the same clock, outside the instance's
+        # EnableInserter of "sync"): a paddle input changed while the console is held before a
+        # read (the frame-skip controller's stall at a pending decision) is in the next read's
+        # compare; while the console runs they are the same registers as in "sync"
+        m.domains.free = ClockDomain("free", local=True, reset_less=True)
+        m.d.comb += ClockSignal("free").eq(ClockSignal("sync"))
         self._tables = _Tables(m)
         # (one colour clock per clock: the collision register is the latches one clock behind, the
         # port the latches, see _write)
@@ -609,7 +616,7 @@ class Tia(wiring.Component):
                 xk = (cur.x + k)[0:8]
                 m.d.sync += [x_c[k].eq(xk), pf_c[k][0].eq(self._tables("pf_index", xk)),
                              pf_c[k][1].eq(self._tables("pf_index_reflect", xk))]
-        m.d.sync += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
+        m.d.free += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
         return m
 
     def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool):
@@ -812,7 +819,7 @@ class Tia(wiring.Component):
             mode = self.paddles.mode[i]
             charge_at = Signal(32, name=f"paddle{i}_charge_at")
             if registered:
-                m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
+                m.d.free += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
             else:
                 # registered from the step chain's next state (elaborate), so equal to
                 # (dump_disabled_cycle + needed) mod 2^32 of the cycle's registers

@@ -54,7 +54,7 @@ ENUMS = {
     'param_space_e': (
         ('WEIGHTS', 0, None, 'int8 weights, four per word (lane += 4 after a write)'),
         ('BIASES', 1, None, 'int32 biases, one per word'),
-        ('CONFIG', 2, None, "the network's configuration words (nc2600.hls_models.policy_engine.load_words)"),
+        ('CONFIG', 2, None, "the network's configuration words (hls_models.policy_engine.load_words)"),
     ),
 }
 
@@ -93,13 +93,14 @@ REGISTERS = (
         dict(name='ystart', lsb=6, width=9, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="first visible scan line (ALE's YStart)"),
         dict(name='height', lsb=15, width=9, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='visible scan lines (rows)'),
     )),
-    dict(name='EP_CFG', offset=0x10, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode configuration', desc='The episode protocol (nc2600.hls_models.frame_skip): no-op start, FIRE, frame skip.', fields=(
+    dict(name='EP_CFG', offset=0x10, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode configuration', desc='The episode protocol (hls_models.frame_skip): no-op start, FIRE, frame skip.', fields=(
         dict(name='noops', lsb=0, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='no-op frames at the episode start (0..30)'),
         dict(name='noop_index', lsb=5, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='minimal-set index of NOOP'),
         dict(name='fire_en', lsb=10, width=1, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='FIRE is in the minimal set (pressed after the no-ops)'),
         dict(name='fire_index', lsb=11, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='minimal-set index of FIRE'),
         dict(name='frame_skip', lsb=16, width=8, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='frames per decision'),
         dict(name='n_actions', lsb=24, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='size of the minimal action set (held for the host)'),
+        dict(name='hide', lsb=29, width=1, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='hide the decision behind the console: it runs on into the next frame while the engine infers and is stalled only at its first read of SWCHA or INPT0-5 before the action is applied (0: it waits for each decision)'),
     )),
     dict(name='EP_FRAMES', offset=0x14, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode frame cap', desc='', fields=(
         dict(name='frames', lsb=0, width=24, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='the episode ends after this many frames'),
@@ -197,13 +198,19 @@ REGISTERS = (
     dict(name='CYCLE', offset=0x98, count=1, stride=0x4, size=0x4, memory_window=False, label='Cycle counter', desc='Free-running count of fabric clocks since reset (wraps at 2^32); no fixed value to read after reset.', fields=(
         dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=None, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='fabric clocks'),
     )),
+    dict(name='CYCLES_STALL', offset=0x9c, count=1, stride=0x4, size=0x4, memory_window=False, label='Cycles: decision stall', desc='', fields=(
+        dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="fabric clocks of the episode in which the console waited for a decision (the whole observation, inference and action select when it waits for each; with EP_CFG.hide the clocks it was held at a controller read or a frame's end before the action was applied)"),
+    )),
+    dict(name='STALL_LAST', offset=0xa0, count=1, stride=0x4, size=0x4, memory_window=False, label='Stall of the last decision', desc='', fields=(
+        dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="fabric clocks the console waited for the latest decision (CYCLES_STALL's part of it; counted from its observation until its action is applied)"),
+    )),
     dict(name='ACTION_TABLE', offset=0xc0, count=18, stride=0x4, size=0x4, memory_window=False, label='Action table', desc='Entry i: the console inputs of minimal-set action i.', fields=(
         dict(name='swcha', lsb=0, width=8, sw='rw', hw_writes=False, reset=0xff, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='SWCHA (joystick directions, active low)'),
         dict(name='inpt4', lsb=8, width=1, sw='rw', hw_writes=False, reset=0x1, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='INPT4 (left fire button, active low)'),
         dict(name='inpt5', lsb=9, width=1, sw='rw', hw_writes=False, reset=0x1, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='INPT5 (right fire button, active low)'),
         dict(name='paddle', lsb=10, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='paddle_dir_e', label=None, desc='paddle direction'),
     )),
-    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc="The address of the next PARAM_DATA write, in the format of the instance's engine\n(the lane engine: nc2600.hls_models.policy_engine.load_words; the array engine:\nhls_models.policy_array.load_words).", fields=(
+    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc="The address of the next PARAM_DATA write, in the format of the instance's engine\n(the lane engine: hls_models.policy_engine.load_words; the array engine:\nhls_models.policy_array.load_words).", fields=(
         dict(name='lane', lsb=0, width=8, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='lane'),
         dict(name='row', lsb=8, width=18, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='row'),
         dict(name='space', lsb=26, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='param_space_e', label=None, desc='parameter space'),
