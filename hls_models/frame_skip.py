@@ -89,11 +89,11 @@ def hidden_stall(first_input: int | None, frame_clocks: int, decision_clocks: in
             :func:`nc2600.hls_models.engines.inference_cycles`; 11,660 for the 16 x 16 array, 18 actions).
     Returns:
         ``OBS_CLOCKS + max(0, decision_clocks + APPLY_STAGES + OBS_CLOCKS - SETUP_CLOCKS - 1 - reach)``
-        with ``reach = min(first_input, frame_clocks)``: the engine starts in the observation's
-        clock ``t``; the console's clock ``k`` of the frame is ``t + OBS_CLOCKS + SETUP_CLOCKS + k``
-        - 1 + 1; the action is applied and the console released from clock ``t + decision_clocks +
-        APPLY_STAGES + 1`` on. The waiting serial decision is ``OBS_CLOCKS + decision_clocks`` - 1
-        + 1 (observation, inference and select: 11,661 for 11,660).
+        with ``reach = min(first_input, frame_clocks)`` (11,665 - reach for 11,660): the engine
+        starts in the observation's clock ``t``, the chosen action comes in clock ``t +
+        decision_clocks``, the console is released from clock ``t + decision_clocks + APPLY_STAGES
+        + 1`` on, and its clock ``k`` of the frame (from 0) would run at ``t + OBS_CLOCKS +
+        SETUP_CLOCKS + k``.
     Raises:
         ValueError: a negative clock count.
     """

@@ -31,8 +31,21 @@ bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`n
 
 States: ``IDLE`` -> ``CLEAR`` -> ``SETUP`` -> ``FRAME`` -> ``RULES`` -> (``SETUP`` | ``OBS`` ->
 ``INFER`` -> ``SELECT`` -> ``SETUP`` | ``IDLE``). Cycle counters per phase (32 bit, per
-episode): emulation (``SETUP`` + ``FRAME``), host rules wait, observation wait (preprocessor
-latency), inference, action select, control (``CLEAR``).
+episode): emulation (``SETUP`` + ``FRAME``, less the clocks held for a decision), host rules
+wait, observation wait (preprocessor latency), inference (engine start to done), action select,
+control (``CLEAR``), and the console's wait for decisions (``cycles_stall``; ``stall_last`` the
+latest decision's).
+
+With ``hide`` (the protocol's rule in :mod:`nc2600.hls_models.frame_skip`) a decision whose run is
+longer than one frame goes ``OBS`` -> ``SETUP`` at once: the engine starts and the console runs on
+into the run's first frame with the last frame's inputs while the decision is ``pending``; the
+console's clock enable drops before any clock whose access reads SWCHA or INPT0-5 (the console's
+``input_next``, registered like the frame's stop) and at the frame's end, until the chosen action
+is in the inputs (:data:`nc2600.hls_models.frame_skip.APPLY_STAGES` clocks after ``chosen.valid``: the
+table entry, the paddle's step and charge time; the TIA registers its charge cycle every clock, so
+a charge time set while the console is held is in the next read). The console's state, the
+frames, their counts and inputs as read are those of the waiting controller; only the clocks
+differ (:func:`nc2600.hls_models.frame_skip.hidden_stall`).
 """
 from __future__ import annotations
 

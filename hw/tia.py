@@ -804,7 +804,9 @@ class Tia(wiring.Component):
         the object drawing or the paddle compare into the CPU. Paddle i is charged when
         ``cyc + 1 > (dump_disabled_cycle + needed) mod 2^32``, i.e. ``cyc >=`` that sum, which is
         registered too (dump_disabled_cycle changes at a cycle's last edge or at a frame start,
-        two clocks before the next read's edge; needed only between frames).
+        two clocks before the next read's edge; needed between frames, or while the console's
+        clock enable is held low before a read: the sum is registered every clock in the
+        un-gated ``free`` domain, so a held read compares with the ``needed`` of its clock).
 
         Three colour clocks per clock: the sum registered from the cycle's next state, so that
         the read compares two registers' worth of the cycle's start (no path from the frame
