@@ -200,10 +200,15 @@ class GameInstance(wiring.Component):
         # stream has no valid, the controller's push/zero_prev are sampled at a frame's first
         # visible pixel, thousands of clocks after the frame starts, and the observation is read
         # after the frame has ended, so nothing else moves
+        # A beat is the console's clock that ran: its flags are taken with the clock enable, so a
+        # clock held mid-frame (a hidden decision's stall at a controller read, which may fall in
+        # a drawn line) repeats no pixel; elsewhere the console pauses only between frames, where
+        # its flags are low
         pixels_r = console.pixels.signature.create(path=("pixels_r",))
-        for (_, _, src), (_, _, dst) in zip(console.pixels.signature.flatten(console.pixels),
-                                            pixels_r.signature.flatten(pixels_r)):
-            m.d.sync += dst.eq(src)
+        beat_flags = {"visible", "line_end", "frame_end"}
+        for (path, _, src), (_, _, dst) in zip(console.pixels.signature.flatten(console.pixels),
+                                               pixels_r.signature.flatten(pixels_r)):
+            m.d.sync += dst.eq(Mux(con_ce, src, 0) if path[0] in beat_flags else src)
         wiring.connect(m, pixels_r, pre.stream)
         wiring.connect(m, engine.obs, pre.rd)
         wiring.connect(m, engine.action_values, select.action_values)

@@ -42,9 +42,18 @@ With the instance measured, emulation is ``frame_skip`` x (its emulation + host-
 frame) and the decision path its preprocessor + inference + action-select cycles per decision.
 ``serial`` (Such et al.'s semantics and the instance RTL's: the console waits for each decision) costs their sum;
 ``pipelined`` (the published design, and mesh_sim's default) overlaps the decision path with
-the next ``frame_skip`` frames and stalls only for what exceeds them. Frames/s per instance =
+the next ``frame_skip`` frames and stalls only for what exceeds them; ``stalled`` (the instance
+with ``EP_CFG.hide``, measured on the default instance as ``stall_per_decision``) costs the
+clocks the console was held at its first controller read after the decision. Frames/s per instance =
 ``frame_skip x clock / cycles per decision``. Resets and the GA's barriers are in the fabric
 projection (mesh_sim), not in the per-instance figures.
+
+Like for like (:func:`like_for_like`): every ratio to the published machine sets a ceiling
+(:data:`CEILING`: emulation and the decision only) beside its ceiling, 150 MHz / 59,736 colour
+clocks = 2,511 frames/s per instance (5,022 per device), and a projected fabric figure
+(:data:`SUSTAINED`: mesh_sim with resets and generations) beside its sustained 1.2 M frames/s
+(quoted) and the same model of its configuration (``nc2600 mesh --calibrate``, 1.25 M);
+:func:`ratio` refuses anything else.
 
 Every figure carries its kind (:data:`KINDS`), its source and a command that reproduces it.
 :func:`compute` (this module) is a pure function of the gathered inputs (tests give it small
