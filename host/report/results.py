@@ -237,9 +237,10 @@ def like_for_like_faults(areas: dict[str, list[dict]]) -> list[str]:
     return faults
 
 
-def like_for_like_lines(areas: dict[str, list[dict]]) -> list[str]:
+def like_for_like_lines(areas: dict[str, list[dict]], links: bool = True) -> list[str]:
     """The like-for-like table (Markdown lines; empty without ratio records): per ratio record, its
-    basis, both operands (linked to their sections of the results page) and the ratio."""
+    basis, both operands and the ratio; ``links``: the ratio and the operands linked to their
+    sections of the results page (else plain, the ratio's name without its ``like for like:``)."""
     cur = newest(areas)
     rows = [r for r in cur.values() if "ratio_of" in r]
     if not rows:
@@ -247,9 +248,13 @@ def like_for_like_lines(areas: dict[str, list[dict]]) -> list[str]:
     out = ["| comparison | basis | nc2600 | published machine | ratio |", "|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda x: (BASES.index(x["basis"]), x["figure"])):
         ops = [cur.get(x) for x in r["ratio_of"]]
-        cells = [f"[{_value_text(o)}](docs/results.md#{slug(o['figure'])})" if o else "(no record)" for o in ops]
-        out.append(f"| [{_cell(r['figure'])}](docs/results.md#{slug(r['figure'])}) | {r['basis']} | {cells[0]} | "
-                   f"{cells[1]} | **{format_value(r['value'])}x** |")
+        if links:
+            name = f"[{_cell(r['figure'])}](docs/results.md#{slug(r['figure'])})"
+            cells = [f"[{_value_text(o)}](docs/results.md#{slug(o['figure'])})" if o else "(no record)" for o in ops]
+        else:
+            name = _cell(r["figure"].removeprefix("like for like: "))
+            cells = [_value_text(o) if o else "(no record)" for o in ops]
+        out.append(f"| {name} | {r['basis']} | {cells[0]} | {cells[1]} | **{format_value(r['value'])}x** |")
     return out
 
 
@@ -265,7 +270,7 @@ def readme_text(readme: str, areas: dict[str, list[dict]]) -> str:
     i, j = readme.find(README_BEGIN), readme.find(README_END)
     if i < 0 or j < i:
         return readme
-    return readme[:i + len(README_BEGIN)] + "\n" + "\n".join(like_for_like_lines(areas)) + "\n" + readme[j:]
+    return readme[:i + len(README_BEGIN)] + "\n" + "\n".join(like_for_like_lines(areas, links=False)) + "\n" + readme[j:]
 
 
 def append(path, records) -> None:
