@@ -85,8 +85,10 @@ def hidden_stall(first_input: int | None, frame_clocks: int, decision_clocks: in
         first_input: the console's clocks in the run's first frame before its first read of a
             controller input the action drives (None: no such read in the frame).
         frame_clocks: the console's clocks of that frame (it waits at the frame's end at the latest).
-        decision_clocks: clocks from the engine's start to the chosen action (the engine's model,
-            :func:`nc2600.hls_models.engines.inference_cycles`; 11,660 for the 16 x 16 array, 18 actions).
+        decision_clocks: clocks from the engine's start to the chosen action: the engine's cycles
+            for the game's actions and the instance's action select's latency (built for 18 lanes:
+            :func:`nc2600.hls_models.action_select.latency` of 18, 5): 11,660 for the 16 x 16 array and 18
+            actions, 11,644 for 6.
     Returns:
         ``OBS_CLOCKS + max(0, decision_clocks + APPLY_STAGES + OBS_CLOCKS - SETUP_CLOCKS - 1 - reach)``
         with ``reach = min(first_input, frame_clocks)`` (11,665 - reach for 11,660): the engine

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from amaranth import Array, Cat, Module, Mux, Signal, signed
+from amaranth import Array, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 

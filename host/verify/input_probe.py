@@ -39,15 +39,16 @@ def probe_game(game: str, decisions: int = 25, seed: int = 0, frame_skip: int = 
     Raises:
         nc2600.host.errors.UserError: an unknown game or a mapper the console RTL lacks.
     """
+    from nc2600.hls_models.action_select import MAX_ACTIONS, latency
     from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-    from nc2600.hls_models.policy_array import inference_cycles
+    from nc2600.hls_models.policy_array import engine_cycles
     from nc2600.host.drivers.rtl_console import RtlConsole
     from nc2600.host.verify.games import game_info, resolve_rom
     name, path = resolve_rom(game=game)
     info = game_info(name, path)
     ids = [int(a) for a in info.minimal_actions]
-    if decision_clocks is None:
-        decision_clocks = inference_cycles(len(ids), DEFAULT_ROWS, DEFAULT_COLS)
+    if decision_clocks is None:   # the engine for the game's actions, the instance's 18-lane action select
+        decision_clocks = engine_cycles(len(ids), DEFAULT_ROWS, DEFAULT_COLS) + latency(MAX_ACTIONS)
     con = RtlConsole(name, path, colour_clocks=colour_clocks)
     con.power_on()
     con.reset_game()
