@@ -35,6 +35,15 @@ Observation marks (what the preprocessor is told per frame):
   frame's predecessor is always either captured, or the previous run's last frame, or the
   zeroed buffer at the episode start.
 
+Hiding the decision behind the console (the controller's ``hide``; :func:`hidden_stall`): a
+decision's action can be observed by the game only when it reads a controller input the action
+drives (SWCHA, INPT0-5; ALE applies the action from the frame's start, and the console's other
+state does not depend on it). So the console may run on into the run's first frame while the
+engine infers, and is held only at its first such read (or the frame's end) until the action is
+in its inputs; every frame, count and input is then what the protocol above gives. Not when the
+run's first frame is pushed (a run of one frame: the preprocessor would overwrite the stack the
+engine reads): then the console waits for the decision.
+
 Paddles (ALE 0.12 ``ALEState::applyActionPaddles``): a paddle game's action moves paddle 0's
 resistance by ``-PADDLE_DELTA`` (right) / ``+PADDLE_DELTA`` (left) ohms before each frame,
 clamped to the game's range; the console needs the capacitor charge time in CPU cycles,
@@ -57,6 +66,50 @@ MAX_EPISODE_FRAMES = (1 << 24) - 1   #: largest episode cap the controller RTL h
 PADDLE_DELTA = 23000           #: ohms per frame of a paddle action (ALE 0.12)
 PADDLE_MULT, PADDLE_SHIFT = 40888089, 31   #: needed = (r * MULT) >> SHIFT
 PADDLE_R_MAX = 1_000_000       #: largest resistance the integer formula is exact for (ohms)
+
+
+#: Clocks of the controller around a hidden decision (the instance's frame-skip controller,
+#: :mod:`nc2600.hw.frame_skip`): the observation's clock (the engine starts), the frame's set-up clock
+#: before the console's first clock, and the stages from the chosen action to the console's release
+#: (the action's table entry, the inputs and the paddle's step, the charge time's two stages,
+#: ``needed``, the TIA's charge cycle registered from it).
+OBS_CLOCKS = 1
+SETUP_CLOCKS = 1
+APPLY_STAGES = 6
+
+
+def hidden_stall(first_input: int | None, frame_clocks: int, decision_clocks: int) -> int:
+    """Clocks the console waits for one hidden decision (the instance's ``STALL_LAST``).
+
+    Args:
+        first_input: the console's clocks in the run's first frame before its first read of a
+            controller input the action drives (None: no such read in the frame).
+        frame_clocks: the console's clocks of that frame (it waits at the frame's end at the latest).
+        decision_clocks: clocks from the engine's start to the chosen action: the engine's cycles
+            for the game's actions and the instance's action select's latency (built for 18 lanes:
+            :func:`nc2600.hls_models.action_select.latency` of 18, 5): 11,660 for the 16 x 16 array and 18
+            actions, 11,644 for 6.
+    Returns:
+        ``OBS_CLOCKS + max(0, decision_clocks + APPLY_STAGES + OBS_CLOCKS - SETUP_CLOCKS - 1 - reach)``
+        with ``reach = min(first_input, frame_clocks)`` (11,665 - reach for 11,660): the engine
+        starts in the observation's clock ``t``, the chosen action comes in clock ``t +
+        decision_clocks``, the console is released from clock ``t + decision_clocks + APPLY_STAGES
+        + 1`` on, and its clock ``k`` of the frame (from 0) would run at ``t + OBS_CLOCKS +
+        SETUP_CLOCKS + k``.
+    Raises:
+        ValueError: a negative clock count.
+    """
+    if frame_clocks < 0 or decision_clocks < 0 or (first_input is not None and first_input < 0):
+        raise ValueError("clock counts must be non-negative")
+    reach = frame_clocks if first_input is None else min(int(first_input), int(frame_clocks))
+    return OBS_CLOCKS + max(0, int(decision_clocks) + APPLY_STAGES + OBS_CLOCKS - SETUP_CLOCKS - 1 - reach)
+
+
+def serial_stall(decision_clocks: int) -> int:
+    """Clocks the console waits for one decision without hiding: the observation's clock, the
+    inference and the action select (``decision_clocks`` from the engine's start to the chosen
+    action, which comes in the select's last clock)."""
+    return OBS_CLOCKS + int(decision_clocks)
 
 
 def noop_frames(episode_seed: int) -> int:

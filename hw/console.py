@@ -79,7 +79,7 @@ from nc2600.hw.tia import Tia
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 __all__ = ["Console", "ControllerSignature", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED",
-           "chip_selects", "generate"]
+           "chip_selects", "generate", "input_read"]
 
 #: Mappers the console implements (see :mod:`nc2600.hw.cartridge`).
 SUPPORTED = tuple(MAPPER_CODES)
@@ -119,6 +119,15 @@ def chip_selects(a):
     (whose A9 picks RAM or I/O and timer inside it: :class:`nc2600.hw.riot.Riot`) (Stella 2.4.2's
     ``System``/``M6532`` mapping; 6532 data sheet chip-select pins)."""
     return a[12], ~a[12] & ~a[7], ~a[12] & a[7]
+
+
+def input_read(a, read):
+    """Whether an access to the 13-bit address ``a`` (``read`` 1 for a read) reads a controller
+    input that a chosen action drives: SWCHA (the RIOT's I/O, A9 = 1, A2..A0 = 0) or INPT0..5
+    (the TIA's read registers 8..13 by A3..A0). SWCHB is not one (the console switches are
+    fixed through an episode). 1-bit Amaranth value (Stella 2.4.2's M6532/TIA read decode)."""
+    _, tia, riot = chip_selects(a)
+    return read & ((tia & (a[0:4] >= 8) & (a[0:4] <= 13)) | (riot & a[9] & (a[0:3] == 0)))
 
 
 def _chip_buses(m, a, write, wdata, strobe, cycle_end):
@@ -557,6 +566,8 @@ class Console(wiring.Component):
         m.d.comb += [self.frame.insn_start_next.eq(insn_start_next),
                      self.frame.at_boundary_next.eq(insn_start_next & pending_next),
                      self.frame.jammed_next.eq(cpu.jammed_next),
+                     # the next clock's access: the bus registers' next value (g.next_addr/next_rw)
+                     self.frame.input_next.eq(input_read(g.next_addr[0:13], g.next_rw)),
                      self.frame.insn_start.eq(insn_start),
                      self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
                      self.frame.jammed.eq(cpu.jammed)]

@@ -31,25 +31,39 @@ bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`n
 
 States: ``IDLE`` -> ``CLEAR`` -> ``SETUP`` -> ``FRAME`` -> ``RULES`` -> (``SETUP`` | ``OBS`` ->
 ``INFER`` -> ``SELECT`` -> ``SETUP`` | ``IDLE``). Cycle counters per phase (32 bit, per
-episode): emulation (``SETUP`` + ``FRAME``), host rules wait, observation wait (preprocessor
-latency), inference, action select, control (``CLEAR``).
+episode): emulation (``SETUP`` + ``FRAME``, less the clocks held for a decision), host rules
+wait, observation wait (preprocessor latency), inference (engine start to done), action select,
+control (``CLEAR``), and the console's wait for decisions (``cycles_stall``; ``stall_last`` the
+latest decision's).
+
+With ``hide`` (the protocol's rule in :mod:`nc2600.hls_models.frame_skip`) a decision whose run is
+longer than one frame goes ``OBS`` -> ``SETUP`` at once: the engine starts and the console runs on
+into the run's first frame with the last frame's inputs while the decision is ``pending``; the
+console's clock enable drops before any clock whose access reads SWCHA or INPT0-5 (the console's
+``input_next``, registered like the frame's stop) and at the frame's end, until the chosen action
+is in the inputs (:data:`nc2600.hls_models.frame_skip.APPLY_STAGES` clocks after ``chosen.valid``: the
+table entry, the paddle's step and charge time; the TIA registers its charge cycle every clock, so
+a charge time set while the console is held is in the next read). The console's state, the
+frames, their counts and inputs as read are those of the waiting controller; only the clocks
+differ (:func:`nc2600.hls_models.frame_skip.hidden_stall`).
 """
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from amaranth import Array, Cat, Module, Mux, Signal, signed
+from amaranth import Array, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from nc2600.hls_models.action_select import MAX_ACTIONS
-from nc2600.hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
-                                   PADDLE_R_MAX, PADDLE_SHIFT)
+from nc2600.hls_models.frame_skip import (APPLY_STAGES, MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA,
+                                   PADDLE_MULT, PADDLE_R_MAX, PADDLE_SHIFT)
 from nc2600.hw.counters import count_clocks
 from nc2600.hw.interfaces import (ACC_BITS, ConsoleDriveSignature, ControllerSignature, InferenceControlSignature,
                            PreprocessorControlSignature, chosen_action_signature)
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
+
 PADDLE_BITS = PADDLE_R_MAX.bit_length()
 
 #: One minimal-set action's console drive (written by the host per game).
@@ -110,7 +124,7 @@ class FrameSkip(wiring.Component):
             "rules_ack": In(1), "terminal": In(1), "reward": In(signed(32)),
             "engine": In(InferenceControlSignature), "chosen": In(chosen_action_signature(MAX_ACTIONS, ACC_BITS)),
             "noops": In(range(NOOP_MAX + 1)), "noop_index": In(idx), "fire_en": In(1),
-            "fire_index": In(idx), "frame_skip": In(range(MAX_FRAME_SKIP + 1)),
+            "fire_index": In(idx), "frame_skip": In(range(MAX_FRAME_SKIP + 1)), "hide": In(1),
             "episode_frames": In(range(MAX_EPISODE_FRAMES + 1)),
             "actions": In(data.ArrayLayout(ActionEntry, n_actions)),
             "swchb": In(8),
@@ -124,6 +138,7 @@ class FrameSkip(wiring.Component):
             "frame_status": Out(2), "action": Out(idx), "paddle_r": Out(PADDLE_BITS),
             "cycles_emu": Out(32), "cycles_host": Out(32), "cycles_obs": Out(32),
             "cycles_infer": Out(32), "cycles_select": Out(32), "cycles_ctrl": Out(32),
+            "cycles_stall": Out(32), "stall_last": Out(32),
         })
 
     def elaborate(self, platform):
@@ -147,7 +162,16 @@ class FrameSkip(wiring.Component):
         mode = Array(held.paddles.mode)
 
         pdir, r_next, r_needed = self._paddle_charge(m)
-        c = self._console_clock(m, insns, partial)
+        # the hidden decision (``hide``): ``pending`` from the engine's start until the chosen
+        # action is in the console's inputs (the console runs on into the run's first frame
+        # meanwhile); ``busy_infer``/``busy_select`` the engine's and the action select's parts of
+        # it; ``apply`` the stages that put the action into the inputs (see _sequencer);
+        # ``held_clock``: the console waits for the decision in this clock (FRAME, its next access
+        # a controller read or the frame over)
+        dec = SimpleNamespace(pending=Signal(), busy_infer=Signal(), busy_select=Signal(),
+                              apply=Signal(range(APPLY_STAGES + 1)), hold_r=Signal(), held_clock=Signal(),
+                              to_obs=Signal())
+        c = self._console_clock(m, insns, partial, dec)
         set_product, set_sum, set_needed = c.set_product, c.set_sum, c.set_needed
 
         is_last = Signal()
@@ -178,11 +202,17 @@ class FrameSkip(wiring.Component):
         m.d.sync += return_sum.eq(self.episode_return + self.reward)
 
         # cycle counters, each cleared at an episode's start (IDLE, below) and counting its states
-        for name, states in (("emu", (State.SETUP, State.FRAME)), ("host", (State.RULES,)),
-                             ("obs", (State.OBS,)), ("infer", (State.INFER,)), ("select", (State.SELECT,)),
-                             ("ctrl", (State.CLEAR,))):
-            count_clocks(m, getattr(self, f"cycles_{name}"), Cat(st == s for s in states).any(),
-                         (st == State.IDLE) & self.start, f"cycles_{name}")
+        waits = Signal()             # the console waits for a decision in this clock
+        m.d.comb += waits.eq((st == State.OBS) | (st == State.INFER) | (st == State.SELECT) | dec.held_clock)
+        for name, active in (("emu", ((st == State.SETUP) | (st == State.FRAME)) & ~dec.held_clock),
+                             ("host", st == State.RULES), ("obs", st == State.OBS),
+                             ("infer", (st == State.INFER) | dec.busy_infer),
+                             ("select", (st == State.SELECT) | dec.busy_select), ("ctrl", st == State.CLEAR),
+                             ("stall", waits)):
+            count_clocks(m, getattr(self, f"cycles_{name}"), active, (st == State.IDLE) & self.start,
+                         f"cycles_{name}")
+        # the latest decision's wait, cleared as its observation is taken (RULES -> OBS)
+        count_clocks(m, self.stall_last, waits, dec.to_obs | ((st == State.IDLE) & self.start), "stall_last")
 
         with m.If(set_product):
             m.d.sync += [set_product.eq(0), set_sum.eq(1)]
@@ -196,8 +226,8 @@ class FrameSkip(wiring.Component):
                              needed[2].eq(0), needed[3].eq(0)]
         self._sequencer(m, SimpleNamespace(
             table=table, entry=entry, run_i=run_i, run_n=run_n, first=first, partial=partial, insns=insns, held=held,
-            needed=needed, mode=mode, r_next=r_next, pdir=pdir, is_last=is_last, push_run=push_run,
-            step_len=step_len, frames_p1=frames_p1, reached=reached, return_sum=return_sum), c)
+            needed=needed, mode=mode, r_next=r_next, r_needed=r_needed, pdir=pdir, is_last=is_last, push_run=push_run,
+            step_len=step_len, frames_p1=frames_p1, reached=reached, return_sum=return_sum), c, dec)
         return m
 
     def _paddle_charge(self, m):
@@ -250,7 +280,7 @@ class FrameSkip(wiring.Component):
         m.d.sync += r_needed.eq((p_hi + (p_lo >> 17)) >> (PADDLE_SHIFT - 17))
         return pdir, r_next, r_needed
 
-    def _console_clock(self, m, insns, partial):
+    def _console_clock(self, m, insns, partial, dec):
         """The console's clock enable and frame start strobe, from registers (see the comments),
         and the frame's stop. Returns a namespace of the registers and values the sequencer
         reads: ``set_product``, ``set_sum``, ``set_needed`` (the paddle's charge-time stages),
@@ -303,19 +333,23 @@ class FrameSkip(wiring.Component):
         m.d.comb += free.eq((~partial & ~started) | ~stop_r)
         with m.Switch(st):
             with m.Case(State.SETUP):
-                runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en)   # no set_product clock
+                # no set_product clock (nor with a pending decision: its action sets the paddle later)
+                runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en & ~dec.pending)
                 m.d.comb += [frame_go_next.eq(runs_at_once), sf_next.eq(runs_at_once)]
             with m.Case(State.FRAME):
                 m.d.comb += [frame_go_next.eq(free & ~set_product & ~set_sum),   # stop_r is 0 in these clocks
                              sf_next.eq(set_needed)]
         m.d.sync += [frame_go.eq(frame_go_next & ~self.abort),
                      sf_r.eq(sf_next & ~partial & ~started & ~self.abort)]
-        m.d.comb += [d.ce.eq(frame_go & free), d.frame.start_frame.eq(sf_r)]
+        # held for a pending decision: the console's next access reads a controller input
+        # (hold_r, registered like stop_r from the console's prediction, input_next) while the
+        # decision is pending (a register): still a register and a LUT
+        m.d.comb += [d.ce.eq(frame_go & free & ~(dec.hold_r & dec.pending)), d.frame.start_frame.eq(sf_r)]
         return SimpleNamespace(set_product=set_product, set_sum=set_sum, set_needed=set_needed, stop=stop,
                                stop_r=stop_r, stop_next=stop_next, insns_after=insns_after, go=go, fresh=fresh,
                                started=started)
 
-    def _sequencer(self, m, v, c):
+    def _sequencer(self, m, v, c, dec):
         """The controller's state machine (:class:`State`): an episode's start, the frame's setup
         and run, the rules' acknowledgement, the observation, inference and selection, and abort.
         ``v``: :meth:`elaborate`'s registers and values by name; ``c``: :meth:`_console_clock`'s."""
@@ -352,14 +386,16 @@ class FrameSkip(wiring.Component):
                                  inpt4.eq(self.man_inpt4), inpt5.eq(self.man_inpt5)]
                     for i in range(4):
                         m.d.sync += [needed[i].eq(self.man_needed[i]), mode[i].eq(self.man_mode[i])]
-                with m.Else():
+                with m.Elif(~dec.pending):
+                    # (with a pending decision the inputs stay the last frame's until its action is
+                    # applied, below; the console is held before it reads them)
                     m.d.sync += [swcha.eq(entry.swcha), swchb.eq(self.swchb), inpt4.eq(entry.inpt4),
                                  inpt5.eq(entry.inpt5)]
                     for i in range(4):
                         m.d.sync += [mode[i].eq(self.paddle_mode[i]), needed[i].eq(self.man_needed[i])]
                     with m.If(self.paddle_en):
                         m.d.sync += [r.eq(r_next), set_product.eq(1)]
-                m.d.sync += [st.eq(State.FRAME), insns.eq(0), stop_r.eq(0)]
+                m.d.sync += [st.eq(State.FRAME), insns.eq(0), stop_r.eq(0), dec.hold_r.eq(0)]
             with m.Case(State.FRAME):
                 # paddles: needed from the new r is registered in this state's first three cycles,
                 # before the console's first clock of the frame (the next one)
@@ -371,14 +407,20 @@ class FrameSkip(wiring.Component):
                         m.d.comb += [
                                      self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
-                        m.d.sync += [started.eq(1), insns.eq(insns_after), stop_r.eq(stop_next)]
+                        m.d.sync += [started.eq(1), insns.eq(insns_after), stop_r.eq(stop_next),
+                                     dec.hold_r.eq(d.frame.input_next)]
                     with m.Else():
                         # = at_boundary | (insn_start & insns >= MAX_INSTRUCTIONS) | jammed now
                         m.d.comb += stop.eq(stop_r)
                         m.d.comb += [self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
-                        with m.If(~stop):       # the console runs (ce is set)
-                            m.d.sync += [insns.eq(insns_after), stop_r.eq(stop_next)]
+                        with m.If(~stop & ~(dec.hold_r & dec.pending)):       # the console runs (ce is set)
+                            m.d.sync += [insns.eq(insns_after), stop_r.eq(stop_next),
+                                         dec.hold_r.eq(d.frame.input_next)]
+                        with m.Elif(dec.pending):
+                            # held for the pending decision: at a controller read, or the frame is
+                            # over before its action was applied (the frame's end waits for it)
+                            m.d.comb += dec.held_clock.eq(1)
                         with m.Else():
                             status = Mux(d.frame.at_boundary, 0, Mux(d.frame.jammed, 2, 1))
                             m.d.sync += [self.frame_status.eq(status), partial.eq(~d.frame.at_boundary & ~d.frame.jammed),
@@ -406,11 +448,19 @@ class FrameSkip(wiring.Component):
                     with m.Elif(reached):
                         m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]
                     with m.Else():
+                        m.d.comb += dec.to_obs.eq(1)
                         m.d.sync += st.eq(State.OBS)
             with m.Case(State.OBS):
                 with m.If(self.pre.obs_valid):
                     m.d.comb += self.engine.start.eq(1)
-                    m.d.sync += st.eq(State.INFER)
+                    with m.If(self.hide & (step_len >= 2)):
+                        # the console runs on into the run's first frame while the engine infers
+                        # (not when that frame is pushed: the preprocessor would overwrite the
+                        # stack the engine reads); the action comes in with apply, below
+                        m.d.sync += [st.eq(State.SETUP), dec.pending.eq(1), dec.busy_infer.eq(1),
+                                     self.phase.eq(Phase.STEP), run_i.eq(0), run_n.eq(step_len)]
+                    with m.Else():
+                        m.d.sync += st.eq(State.INFER)
             with m.Case(State.INFER):
                 with m.If(self.engine.done):
                     m.d.sync += st.eq(State.SELECT)
@@ -418,6 +468,39 @@ class FrameSkip(wiring.Component):
                 with m.If(self.chosen.valid):
                     start_run(Phase.STEP, self.chosen.index, step_len)
                     m.d.sync += [st.eq(State.SETUP), self.decisions.eq(self.decisions + 1)]
+        self._apply(m, v, dec)
         with m.If(self.abort):
             m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_product.eq(0), set_sum.eq(0),
-                         set_needed.eq(0)]
+                         set_needed.eq(0), dec.pending.eq(0), dec.busy_infer.eq(0), dec.busy_select.eq(0),
+                         dec.apply.eq(0), dec.hold_r.eq(0)]
+
+    def _apply(self, m, v, dec):
+        """With ``hide``: the engine's and the action select's parts of a pending decision, and its
+        action put into the console's inputs while the console runs or is held (a clock per
+        stage, ``dec.apply``): at ``chosen.valid`` the action and its paddle direction (as
+        ``start_run`` takes them) and the decision counted; 1: the held inputs from its table
+        entry and the paddle's resistance stepped (as SETUP does for a frame); 2, 3: the charge
+        time's products and their sum take the new resistance (:meth:`_paddle_charge`); 4:
+        ``needed``; 5: the TIA's charge cycle takes it (registered every clock, the console held
+        or not, :mod:`nc2600.hw.tia`); 6: ``pending`` drops, so the console's next clock (a
+        controller read, at the earliest) sees the action. Any controller read before that is
+        held (``ce``), so the console reads exactly what ALE's frame would from its start."""
+        act, r = self.action, self.paddle_r
+        table, entry, needed, r_next, pdir = v.table, v.entry, v.needed, v.r_next, v.pdir
+        held = v.held
+        with m.If(dec.busy_infer & self.engine.done):
+            m.d.sync += [dec.busy_infer.eq(0), dec.busy_select.eq(1)]
+        with m.If(dec.busy_select & self.chosen.valid):
+            m.d.sync += [dec.busy_select.eq(0), act.eq(self.chosen.index), pdir.eq(table[self.chosen.index].paddle),
+                         self.decisions.eq(self.decisions + 1), dec.apply.eq(1)]
+        with m.If(dec.apply != 0):
+            m.d.sync += dec.apply.eq(dec.apply + 1)
+        with m.If(dec.apply == 1):
+            m.d.sync += [held.swcha.eq(entry.swcha), held.inpt4.eq(entry.inpt4), held.inpt5.eq(entry.inpt5)]
+            with m.If(self.paddle_en):
+                m.d.sync += r.eq(r_next)
+        with m.If((dec.apply == 4) & self.paddle_en):
+            m.d.sync += [needed[0].eq(Mux(self.paddle_swap, self.paddle_fixed_needed, v.r_needed)),
+                         needed[1].eq(Mux(self.paddle_swap, v.r_needed, self.paddle_fixed_needed))]
+        with m.If(dec.apply == APPLY_STAGES):
+            m.d.sync += [dec.apply.eq(0), dec.pending.eq(0)]

@@ -201,10 +201,15 @@ class GameInstance(wiring.Component):
         # stream has no valid, the controller's push/zero_prev are sampled at a frame's first
         # visible pixel, thousands of clocks after the frame starts, and the observation is read
         # after the frame has ended, so nothing else moves
+        # A beat is the console's clock that ran: its flags are taken with the clock enable, so a
+        # clock held mid-frame (a hidden decision's stall at a controller read, which may fall in
+        # a drawn line) repeats no pixel; elsewhere the console pauses only between frames, where
+        # its flags are low
         pixels_r = console.pixels.signature.create(path=("pixels_r",))
-        for (_, _, src), (_, _, dst) in zip(console.pixels.signature.flatten(console.pixels),
-                                            pixels_r.signature.flatten(pixels_r)):
-            m.d.sync += dst.eq(src)
+        beat_flags = {"visible", "line_end", "frame_end"}
+        for (path, _, src), (_, _, dst) in zip(console.pixels.signature.flatten(console.pixels),
+                                               pixels_r.signature.flatten(pixels_r)):
+            m.d.sync += dst.eq(Mux(con_ce, src, 0) if path[0] in beat_flags else src)
         wiring.connect(m, pixels_r, pre.stream)
         wiring.connect(m, engine.obs, pre.rd)
         wiring.connect(m, engine.action_values, select.action_values)
@@ -234,7 +239,7 @@ class GameInstance(wiring.Component):
             console.mapper.eq(cc.mapper), console.pal.eq(cc.pal), console.hmove_blanks.eq(cc.hmove_blanks),
             console.ystart.eq(cc.ystart), console.height.eq(cc.height), console.timer_init.eq(one["TIMER_INIT"].value),
             ctrl.noops.eq(ep.noops), ctrl.noop_index.eq(ep.noop_index), ctrl.fire_en.eq(ep.fire_en),
-            ctrl.fire_index.eq(ep.fire_index), ctrl.frame_skip.eq(ep.frame_skip),
+            ctrl.fire_index.eq(ep.fire_index), ctrl.frame_skip.eq(ep.frame_skip), ctrl.hide.eq(ep.hide),
             ctrl.episode_frames.eq(one["EP_FRAMES"].frames),
             ctrl.swchb.eq(inputs.swchb), ctrl.man_swcha.eq(inputs.swcha), ctrl.man_swchb.eq(inputs.swchb),
             ctrl.man_inpt4.eq(inputs.inpt4), ctrl.man_inpt5.eq(inputs.inpt5),
@@ -274,7 +279,8 @@ class GameInstance(wiring.Component):
                    "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
                    "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
                    "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
-                   "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
+                   "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle,
+                   "CYCLES_STALL": ctrl.cycles_stall, "STALL_LAST": ctrl.stall_last}
         if set(sources) != set(groups["sources"]):
             raise ValueError(f"read-only registers: the RTL drives {sorted(sources)}, the description has "
                              f"{sorted(groups['sources'])}")

@@ -74,9 +74,14 @@ ControllerSignature = wiring.Signature({
 #: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
 #: registers its stop from these, so that no path runs from the console's state into the
 #: console's own clock enable (xc7 logic depth); the console harness checks them at every clock.
+#: ``input_next`` (out): the CPU's access at the next clock (if this clock is enabled) reads a
+#: controller input that a chosen action drives: SWCHA (RIOT I/O, A2..A0 = 0) or INPT0..5 (TIA,
+#: A3..A0 = 8..13); any such read, a dummy or a RDY-held one included. SWCHB (the console
+#: switches, fixed through an episode) is not one. The frame-skip controller stalls the console
+#: there while a decision is pending (:mod:`nc2600.hw.frame_skip`).
 FrameSignature = wiring.Signature({
     "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
-    "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
+    "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1), "input_next": Out(1),
 })
 
 

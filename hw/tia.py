@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth import Array, Cat, ClockDomain, ClockSignal, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -565,6 +565,13 @@ class Tia(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        # the paddles' charge cycles (_read) are registered every clock, also where the console's
+        # clock enable is low (a local domain on the same clock, outside the instance's
+        # EnableInserter of "sync"): a paddle input changed while the console is held before a
+        # read (the frame-skip controller's stall at a pending decision) is in the next read's
+        # compare; while the console runs they are the same registers as in "sync"
+        m.domains.free = ClockDomain("free", local=True, reset_less=True)
+        m.d.comb += ClockSignal("free").eq(ClockSignal("sync"))
         self._tables = _Tables(m)
         # (one colour clock per clock: the collision register is the latches one clock behind, the
         # port the latches, see _write)
@@ -610,7 +617,7 @@ class Tia(wiring.Component):
                 xk = (cur.x + k)[0:8]
                 m.d.sync += [x_c[k].eq(xk), pf_c[k][0].eq(self._tables("pf_index", xk)),
                              pf_c[k][1].eq(self._tables("pf_index_reflect", xk))]
-        m.d.sync += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
+        m.d.free += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
         return m
 
     def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool):
@@ -798,7 +805,9 @@ class Tia(wiring.Component):
         the object drawing or the paddle compare into the CPU. Paddle i is charged when
         ``cyc + 1 > (dump_disabled_cycle + needed) mod 2^32``, i.e. ``cyc >=`` that sum, which is
         registered too (dump_disabled_cycle changes at a cycle's last edge or at a frame start,
-        two clocks before the next read's edge; needed only between frames).
+        two clocks before the next read's edge; needed between frames, or while the console's
+        clock enable is held low before a read: the sum is registered every clock in the
+        un-gated ``free`` domain, so a held read compares with the ``needed`` of its clock).
 
         Three colour clocks per clock: the sum registered from the cycle's next state, so that
         the read compares two registers' worth of the cycle's start (no path from the frame
@@ -813,7 +822,7 @@ class Tia(wiring.Component):
             mode = self.paddles.mode[i]
             charge_at = Signal(32, name=f"paddle{i}_charge_at")
             if registered:
-                m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
+                m.d.free += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
             else:
                 # registered from the step chain's next state (elaborate), so equal to
                 # (dump_disabled_cycle + needed) mod 2^32 of the cycle's registers

@@ -91,13 +91,16 @@ class FrameResult:
 
     ``colour_clocks``: colour clocks run by this call; ``scanlines``: scanline of the frame
     where it stopped; ``pc``: CPU program counter at the stop; ``cycles``: Stella's CPU
-    cycle count of the frame; ``instructions``: instructions executed."""
+    cycle count of the frame; ``instructions``: instructions executed; ``first_input``: the
+    console's clocks in this call before its first access that reads a controller input a
+    chosen action drives (SWCHA, INPT0-5: :func:`nc2600.hw.console.input_read`), -1 when none."""
     status: int
     colour_clocks: int
     scanlines: int
     pc: int
     cycles: int
     instructions: int
+    first_input: int = -1
 
 
 def _u8p(a: np.ndarray):
@@ -180,7 +183,7 @@ class ConsoleSim(VerilatedModel):
         if i[6]:
             raise RuntimeError(f"console RTL: frame.*_next mispredicted the next clock at {int(i[6])} clocks "
                                "(nc2600.hw.interfaces.FrameSignature's contract)")
-        return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
+        return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]), int(i[7]))
 
     def save_state(self) -> ModelState:
         """Snapshot the console between frames: every register and memory of the design (ROM,

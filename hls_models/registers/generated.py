@@ -100,6 +100,7 @@ REGISTERS = (
         dict(name='fire_index', lsb=11, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='minimal-set index of FIRE'),
         dict(name='frame_skip', lsb=16, width=8, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='frames per decision'),
         dict(name='n_actions', lsb=24, width=5, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='size of the minimal action set (held for the host)'),
+        dict(name='hide', lsb=29, width=1, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='hide the decision behind the console: it runs on into the next frame while the engine infers and is stalled only at its first read of SWCHA or INPT0-5 before the action is applied (0: it waits for each decision)'),
     )),
     dict(name='EP_FRAMES', offset=0x14, count=1, stride=0x4, size=0x4, memory_window=False, label='Episode frame cap', desc='', fields=(
         dict(name='frames', lsb=0, width=24, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='the episode ends after this many frames'),
@@ -196,6 +197,12 @@ REGISTERS = (
     )),
     dict(name='CYCLE', offset=0x98, count=1, stride=0x4, size=0x4, memory_window=False, label='Cycle counter', desc='Free-running count of fabric clocks since reset (wraps at 2^32); no fixed value to read after reset.', fields=(
         dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=None, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='fabric clocks'),
+    )),
+    dict(name='CYCLES_STALL', offset=0x9c, count=1, stride=0x4, size=0x4, memory_window=False, label='Cycles: decision stall', desc='', fields=(
+        dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="fabric clocks of the episode in which the console waited for a decision (the whole observation, inference and action select when it waits for each; with EP_CFG.hide the clocks it was held at a controller read or a frame's end before the action was applied)"),
+    )),
+    dict(name='STALL_LAST', offset=0xa0, count=1, stride=0x4, size=0x4, memory_window=False, label='Stall of the last decision', desc='', fields=(
+        dict(name='value', lsb=0, width=32, sw='r', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc="fabric clocks the console waited for the latest decision (CYCLES_STALL's part of it; counted from its observation until its action is applied)"),
     )),
     dict(name='ACTION_TABLE', offset=0xc0, count=18, stride=0x4, size=0x4, memory_window=False, label='Action table', desc='Entry i: the console inputs of minimal-set action i.', fields=(
         dict(name='swcha', lsb=0, width=8, sw='rw', hw_writes=False, reset=0xff, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='SWCHA (joystick directions, active low)'),

@@ -68,7 +68,7 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     from nc2600.host.drivers import instance as I
     from nc2600.host.launcher.policy import init_params
     from nc2600.host.launcher.run import calibration_observations
-    from nc2600.host.verify.games import game_info
+    from nc2600.host.games import game_info
     from nc2600.hwtools.instance_harness import InstanceSim
 
     info = game_info(game, rom_path)

@@ -105,6 +105,8 @@ def run(args) -> int:
             print(f"{f.game or '':14s} {f.name:60s} {render._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
+    for line in report.like_for_like_table(result["figures"]):     # ceilings with ceilings, sustained with sustained
+        print(line)
     from nc2600.host.report import record_figures, results
     results.write_figures(args, record_figures.report(result["figures"]))
     print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")

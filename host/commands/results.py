@@ -23,6 +23,9 @@ def register(sub, groups):
                         f"checkout's {results.LOCKSTEP_DIR.relative_to(results.ROOT)})")
     p.add_argument("--out", metavar="FILE", default=None,
                    help=f"the page to write (default: the checkout's {results.PAGE.relative_to(results.ROOT)})")
+    p.add_argument("--readme", metavar="FILE", default=None,
+                   help="the README whose like-for-like block is rewritten from the records (a file without the "
+                        "block is left as it is; default: the repository's README.md when --out is the default page)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 when FILE differs from what the records give")
     p.set_defaults(func=main)
@@ -61,15 +64,22 @@ def main(args) -> int:
             raise UserError(f"--records {args.records!r} holds no results records (*.jsonl files of "
                             f"records, as --record FILE appends them)")
         text = results.render(args.records, args.lockstep)
+        areas = results.load_folder(args.records)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     out = Path(args.out)
+    readme = Path(args.readme) if args.readme else (results.README if out.resolve() == results.PAGE.resolve() else None)
+    old_readme = readme.read_text(encoding="utf-8") if readme is not None and readme.is_file() else None
+    new_readme = None if old_readme is None else results.readme_text(old_readme, areas)
     if args.check:
         same = out.is_file() and out.read_text(encoding="utf-8") == text
-        print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}",
-              file=sys.stderr)
-        return 0 if same else 1
+        same_readme = new_readme == old_readme
+        print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}"
+              + ("" if same_readme else f"; {readme}'s like-for-like block is out of date"), file=sys.stderr)
+        return 0 if same and same_readme else 1
     from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(out, text.encode("utf-8"))
+    if new_readme is not None and new_readme != old_readme:
+        atomic_write_bytes(readme, new_readme.encode("utf-8"))
     print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0

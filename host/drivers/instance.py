@@ -49,7 +49,8 @@ PaddleDir = ENUMS["paddle_dir_e"]          #: ACTION_TABLE.paddle's encodings
 Phase = ENUMS["phase_e"]                   #: STATUS.phase's encodings
 #: InstanceEpisode.cycles key -> the register counting that phase
 CYCLES = {"emulation": R.CYCLES_EMU, "host_rules": R.CYCLES_HOST, "preprocessor": R.CYCLES_OBS,
-          "inference": R.CYCLES_INFER, "action_select": R.CYCLES_SELECT, "controller": R.CYCLES_CTRL}
+          "inference": R.CYCLES_INFER, "action_select": R.CYCLES_SELECT, "controller": R.CYCLES_CTRL,
+          "stall": R.CYCLES_STALL}
 #: STATUS's error fields (sticky, and the preprocessor's sync flag), in bit order
 ERROR_FIELDS = tuple(f for f in R.STATUS.fields if f.name.startswith("err_"))
 
@@ -331,6 +332,7 @@ class InstanceEpisode:
     load_cycles: int = 0
     host_reads: int = 0
     restored: bool = False
+    stalls: list = field(default_factory=list)   # STALL_LAST of every decision (with record_actions)
 
 
 class InstanceEpisodeRunner:
@@ -347,8 +349,9 @@ class InstanceEpisodeRunner:
     """
 
     def __init__(self, driver: InstanceDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
-                 episode_frames: int = 20_000, restore: bool = True):
+                 episode_frames: int = 20_000, restore: bool = True, hide: bool = True):
         from nc2600.hls_models.game_rules import load_rules
+        self.hide = bool(hide)
         from nc2600.host.games import game_info
         self.d = driver
         self.game, self.rom_path = game, rom_path
@@ -451,20 +454,23 @@ class InstanceEpisodeRunner:
         rules.reset(console.ram(), xram)
         fire = 1 in self.ids
         d.write(R.EP_CFG, noops=noop_frames(episode_seed), noop_index=self.ids.index(0), fire_en=int(fire),
-                fire_index=self.ids.index(1) if fire else 0, frame_skip=self.frame_skip, n_actions=len(self.ids))
+                fire_index=self.ids.index(1) if fire else 0, frame_skip=self.frame_skip, n_actions=len(self.ids),
+                hide=int(self.hide))
         d.write(R.EP_FRAMES, frames=self.episode_frames)
         if self._trace is not None:
             path, n, after = self._trace
             self._trace = None
             d.mmio.trace(path, n, after)
         d.write(R.CONTROL, start=1)
-        actions, reads = [], 0
+        actions, stalls, reads = [], [], 0
         while True:
             st = d.wait(FRAME_CYCLE_LIMIT, host_turn=1)
             state = R.STATUS.state.get(st)
             if state == State.RULES:
                 if record_actions and d.fields(R.DECISIONS).value > len(actions):
+                    # the decision's action is applied before its first frame ends: STALL_LAST is its whole wait
                     actions.append(int(d.fields(R.ACTION).value))
+                    stalls.append(int(d.fields(R.STALL_LAST).value))
                 ram = d.read_ram(self.ram_words)
                 x = d.read_ram(self.xram_words, cart=True) if self.rule.uses_xram else None
                 reads += len(self.ram_words) + len(self.xram_words)
@@ -487,7 +493,7 @@ class InstanceEpisodeRunner:
         return InstanceEpisode(float(ret), d.fields(R.FRAMES).value, d.fields(R.DECISIONS).value,
                              bool(R.STATUS.game_over.get(st)), actions,
                              {k: d.fields(reg).value for k, reg in CYCLES.items()}, reset_cycles, load_cycles, reads,
-                             restored)
+                             restored, stalls)
 
     def _replay_reset(self):
         """ALE's power-on and reset sequence on the instance (manual frames), the action table

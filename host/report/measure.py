@@ -165,12 +165,24 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
         engine = {"colour_clocks": 1, **({"engine": "lane"} if array is None
                                                    else {"engine": "array", "rows": array[0], "cols": array[1]})}
         runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
-                                     frame_skip, frames, restore=False)
+                                     frame_skip, frames, restore=False, hide=False)
         ep = runner.run(seed, qp)
     except (InstanceError, RuntimeError, ValueError) as exc:
         return None, f"fabric instance: {type(exc).__name__}: {exc}", cmd
     if ep.decisions == 0 or ep.frames == 0:
         return None, f"fabric instance: the episode took {ep.frames} frames and {ep.decisions} decisions", cmd
+    stall = None
+    if array is not None:
+        # the same episode on the default instance (three colour clocks per clock) with the decision
+        # hidden behind the console (EP_CFG.hide): the clocks it waited per decision
+        try:
+            hidden = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, colour_clocks=3,
+                                                                      engine="array", rows=array[0], cols=array[1])),
+                                           name, path, frame_skip, frames, restore=False, hide=True)
+            eh = hidden.run(seed, qp)
+            stall = eh.cycles["stall"] / max(eh.decisions, 1)
+        except (InstanceError, RuntimeError, ValueError) as exc:
+            return None, f"fabric instance (three colour clocks, hidden decision): {type(exc).__name__}: {exc}", cmd
     c = ep.cycles
     return {"frames": ep.frames, "decisions": ep.decisions, "episode_seed": seed, "lanes": INSTANCE_LANES,
             **({} if array is None else {"array": f"{array[0]} x {array[1]}"}),
@@ -179,17 +191,22 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
             "inference_per_decision": c["inference"] / ep.decisions,
             "action_select_per_decision": c["action_select"] / ep.decisions,
             "controller_per_episode": c["controller"], "param_load": ep.load_cycles,
-            "reset_replay": ep.reset_cycles}, "", cmd
+            "reset_replay": ep.reset_cycles,
+            **({} if stall is None else {"stall_per_decision": stall})}, "", cmd
 
 
-def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
+def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP, colour_clocks: int = 1) -> dict:
     """mesh_sim options from the instance's measured phases: ``colour_clocks_per_frame`` = the
     emulation + host-rules cycles per frame (rounded), ``inference_cycles`` = the decision path
-    (preprocessor + inference + action select per decision, rounded), with their label."""
+    (preprocessor + inference + action select per decision, rounded), or where the instance hides
+    the decision behind the console (``stall_per_decision`` measured) the cycles it stalled the
+    console per decision (measured with three colour clocks per clock: used for ``colour_clocks``
+    3 only), with their label."""
+    wait = m.get("stall_per_decision") if colour_clocks == 3 else None
+    if wait is None:
+        wait = m["preprocessor_per_decision"] + m["inference_per_decision"] + m["action_select_per_decision"]
     return {"colour_clocks_per_frame": int(round(m["emulation_per_frame"] + m["host_rules_per_frame"])),
-            "inference_cycles": int(round(m["preprocessor_per_decision"] + m["inference_per_decision"]
-                                          + m["action_select_per_decision"])),
-            "timing_source": "measured on the Verilated fabric instance"}
+            "inference_cycles": int(round(wait)), "timing_source": "measured on the Verilated fabric instance"}
 
 
 def mesh_cases(generations: int = 2) -> dict:
@@ -257,6 +274,9 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
             found += nexus.cached_seeds(block, consoles[f"{block}.v"], NEXUS_SEEDS)
     except Exception as exc:
         inp.nexus_missing = f"{type(exc).__name__}: {exc}"
+    inp.published_mesh = simulate(mesh_cases()["headline"])   # the published configuration, as --calibrate runs it
+    # console_cc3's seed-1 (else first) LIFCL-40 result: the like-for-like comparison's clock
+    cc3 = min(inp.console3_nexus, key=lambda x: x["seed"] != 1) if inp.console3_nexus else None
     step("action select: latency on the RTL (Amaranth simulator)")
     try:
         inp.action_select_latency = measure_action_select_latency()
@@ -285,13 +305,18 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
             if gi.instance is None:
                 progress(f"      missing: {gi.instance_missing}")
         step(f"{info.name}: fabric projection (mesh_sim: {', '.join(mesh_cases())})")
-        timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
+        timing = {ccpc: {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
+                  for ccpc in (1, 3)}
         if gi.instance is not None:
-            timing = instance_mesh_timing(gi.instance, frame_skip)
+            timing = {ccpc: instance_mesh_timing(gi.instance, frame_skip, ccpc) for ccpc in (1, 3)}
         inp.mesh[info.name] = {       # without the instance's figure, the engine's model for the decision path
             ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
                 opts, clock_mhz=clock_mhz, lanes=lanes, array=array, n_actions=gi.n_actions, frame_skip=frame_skip,
-                colour_clocks=ccpc, **timing))
+                colour_clocks=ccpc, **timing[ccpc]))
             for ccpc in (1, 3) for case, opts in mesh_cases().items()}
+        if gi.instance is not None and cc3 is not None:
+            inp.lfl_mesh[info.name] = simulate(replace(
+                mesh_cases()["headline"], clock_mhz=float(cc3["fmax_mhz"]), array=array, n_actions=gi.n_actions,
+                frame_skip=frame_skip, colour_clocks=3, inference="serial", **timing[3]))
         inp.games.append(gi)
     return inp

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from nc2600.host.report.throughput import (DERIVED, KINDS, MISSING, NTSC_COLOUR_CLOCKS, PUBLISHED, PUBLISHED_CEILING_FPS,
-                                    PUBLISHED_FABRIC_FPS, RTL, Inputs, compute)
+                                    PUBLISHED_FABRIC_FPS, RTL, Inputs, compute, like_for_like_table)
 
 
 def _fmt(v) -> str:
@@ -120,6 +120,11 @@ def render_markdown(result: dict, inp: Inputs, images: dict[str, str], meta: dic
         lines += ["## Missing", ""]
         lines += [f"- {f.name}{f' ({f.game})' if f.game else ''}: {f.source}" for f in missing]
         lines.append("")
+    table = like_for_like_table(result["figures"])
+    if table:
+        lines += ["## Like for like", "", "Ceilings (emulation and the decision only) against the published "
+                  "machine's ceiling; projected fabric throughput (mesh_sim, resets and generations included) against "
+                  "its sustained figures. No ratio sets a ceiling against a sustained figure.", "", *table, ""]
     for section in dict.fromkeys(f.section for f in result["figures"]):
         lines += [f"## {section}", "", "| figure | game | value | unit | kind | source | reproduce |",
                   "|---|---|---:|---|---|---|---|"]
@@ -188,7 +193,8 @@ def write(inp: Inputs, out: Path, meta: dict | None = None) -> dict:
     _atomic(out / "report.md", render_markdown(result, inp, images, meta))
     _atomic(out / "report.html", render_html(result, inp, images, out, meta))
     payload = {"meta": meta, "clock_mhz": inp.clock_mhz, "lanes": inp.lanes, "frame_skip": inp.frame_skip,
-               "figures": [asdict(f) for f in result["figures"]],
+               "figures": [{**{k: v for k, v in asdict(f).items() if k != "operands"},
+                            "operands": [o.name for o in f.operands]} for f in result["figures"]],
                "per_game": result["per_game"], "images": images}
     _atomic(out / "report.json", json.dumps(payload, indent=1, default=float))
     prune_earlier_report(out, earlier, set(images), set(result["per_game"]))

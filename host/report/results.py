@@ -19,6 +19,16 @@ area the figure belongs to: ``console``, ``launcher``, ``timing``, ...). Its fie
 ``citation`` (str) arXiv id, data-sheet number and table, ... (``""`` unless quoted).
 ``notes``    (str) conditions that qualify the figure (``""`` when none).
 
+Two optional fields, after those (:data:`OPTIONAL_FIELDS`), for throughput set beside the published
+machine:
+
+``basis``    ``ceiling`` (emulation and the decision path only: no resets, GA generations or host
+             loop) or ``sustained`` (a whole fabric's training throughput, quoted or projected by
+             mesh_sim with resets and generations): what a frames/s figure measures.
+``ratio_of`` ``[numerator figure, denominator figure]``: the record is the ratio (unit ``x``) of the
+             newest records of those two figures, which have its ``basis`` both. A ratio is stated
+             only so, never in a record's notes (:func:`like_for_like_faults` checks both).
+
 :func:`record` builds a record and fills ``date``, ``commit`` and ``machine`` from the running
 process; :func:`append` adds it to a file; :func:`render` turns every record of a folder into
 the Markdown page ``docs/results.md`` (``nc2600 results``), byte for byte the same for the same
@@ -40,6 +50,12 @@ from nc2600.hwtools.cache import CHECKOUT, REPO_ROOT
 
 FIELDS = ("figure", "value", "unit", "label", "command", "date", "commit", "machine", "citation", "notes")
 LABELS = ("measured", "model", "quoted")
+OPTIONAL_FIELDS = ("basis", "ratio_of")
+BASES = ("ceiling", "sustained")
+#: a multiple of the published machine stated in prose (notes), which a ratio record must state instead
+_PROSE_RATIO = re.compile(r"\d(\.\d+)?\s*x\s+(the\s+|against\s+the\s+)?published", re.I)
+#: frames/s units and their factors, for checking a ratio's value against its operands
+_RATE_UNITS = {"frames/s": 1.0, "k frames/s": 1e3, "M frames/s": 1e6}
 
 #: the areas of the results page, in page order, with their titles; a file whose stem is not
 #: listed is shown after these under its stem
@@ -123,8 +139,17 @@ def command_line(argv: list[str] | None = None) -> str:
 def check(rec: dict) -> dict:
     """``rec`` if it is a valid record (every field of :data:`FIELDS`, no other); raises
     ValueError naming the first fault."""
-    if set(rec) != set(FIELDS):
-        raise ValueError(f"record fields {sorted(rec)} differ from {sorted(FIELDS)}")
+    if not set(FIELDS) <= set(rec) <= set(FIELDS) | set(OPTIONAL_FIELDS):
+        raise ValueError(f"record fields {sorted(rec)} differ from {sorted(FIELDS)} (and optionally "
+                         f"{', '.join(OPTIONAL_FIELDS)})")
+    if "basis" in rec and rec["basis"] not in BASES:
+        raise ValueError(f"{rec.get('figure')}: basis {rec['basis']!r} is not one of {BASES}")
+    if "ratio_of" in rec:
+        ro = rec["ratio_of"]
+        if not (isinstance(ro, list) and len(ro) == 2 and all(isinstance(x, str) and x.strip() for x in ro)):
+            raise ValueError(f"{rec.get('figure')}: ratio_of must be [numerator figure, denominator figure]")
+        if "basis" not in rec or rec.get("unit") != "x":
+            raise ValueError(f"{rec.get('figure')}: a ratio record needs unit 'x' and a basis")
     if not isinstance(rec["figure"], str) or not rec["figure"].strip():
         raise ValueError("figure: a non-empty string")
     v = rec["value"]
@@ -146,22 +171,112 @@ def check(rec: dict) -> dict:
 
 def record(figure: str, value, unit: str, label: str = "measured", *, command: str | None = None,
            notes: str = "", citation: str = "", date: str | None = None, commit_id: str | None = None,
-           machine_info: dict | None = None) -> dict:
+           machine_info: dict | None = None, basis: str | None = None, ratio_of: list[str] | None = None) -> dict:
     """A checked record. ``command`` defaults to this process's command line, ``date`` to now,
     ``commit_id`` to this checkout's revision and ``machine_info`` to :func:`machine` (for a
-    ``quoted`` or ``model`` figure the machine defaults to ``{}``)."""
+    ``quoted`` or ``model`` figure the machine defaults to ``{}``); ``basis`` and ``ratio_of`` are
+    the optional fields (module doc), left out when None."""
     if machine_info is None:
         machine_info = machine() if label == "measured" else {}
     rec = {"figure": figure, "value": value, "unit": unit, "label": label,
            "command": command_line() if command is None else command,
            "date": date or now(), "commit": commit() if commit_id is None else commit_id,
            "machine": machine_info, "citation": citation, "notes": notes}
+    if basis is not None:
+        rec["basis"] = basis
+    if ratio_of is not None:
+        rec["ratio_of"] = list(ratio_of)
     return check(rec)
 
 
 def dumps(rec: dict) -> str:
-    """One record as its JSON line (fields in :data:`FIELDS` order, no trailing newline)."""
-    return json.dumps({k: rec[k] for k in FIELDS}, ensure_ascii=False)
+    """One record as its JSON line (fields in :data:`FIELDS` order, then the optional ones it has,
+    no trailing newline)."""
+    return json.dumps({k: rec[k] for k in FIELDS + OPTIONAL_FIELDS if k in rec}, ensure_ascii=False)
+
+
+def newest(areas: dict[str, list[dict]]) -> dict[str, dict]:
+    """``{figure: its newest record}`` over ``{area: records}`` (the latest date, then file order)."""
+    out: dict[str, tuple] = {}
+    for recs in areas.values():
+        for i, r in enumerate(recs):
+            key = (r["date"], i)
+            if r["figure"] not in out or key >= out[r["figure"]][0]:
+                out[r["figure"]] = (key, r)
+    return {k: v[1] for k, v in out.items()}
+
+
+def _rate(r: dict) -> float | None:
+    """A record's value in frames/s (None when it is not a number in a frames/s unit)."""
+    f = _RATE_UNITS.get(r["unit"])
+    return None if f is None or isinstance(r["value"], str) else float(r["value"]) * f
+
+
+def like_for_like_faults(areas: dict[str, list[dict]]) -> list[str]:
+    """What breaks the like-for-like rule in ``{area: records}`` (empty when nothing): a ratio
+    record whose operands are missing, lack a basis, differ from each other's or its own basis
+    (a ceiling against a sustained figure), or whose value is not their quotient to 0.5 %; and
+    any record that states a multiple of the published machine in its notes instead."""
+    faults = []
+    cur = newest(areas)
+    for recs in areas.values():
+        for r in recs:
+            if _PROSE_RATIO.search(r["notes"]):
+                faults.append(f"{r['figure']} ({r['date']}): a ratio to the published machine in the notes "
+                              f"({_PROSE_RATIO.search(r['notes']).group(0)!r}); state it as a ratio record")
+    for name, r in cur.items():
+        if "ratio_of" not in r:
+            continue
+        ops = [cur.get(x) for x in r["ratio_of"]]
+        if None in ops:
+            faults.append(f"{name}: operand {r['ratio_of'][ops.index(None)]!r} has no record")
+            continue
+        bases = [o.get("basis") for o in ops]
+        if bases != [r["basis"]] * 2:
+            faults.append(f"{name}: a {r['basis']} ratio of {bases[0] or 'no-basis'} {ops[0]['figure']!r} and "
+                          f"{bases[1] or 'no-basis'} {ops[1]['figure']!r}")
+            continue
+        a, b = _rate(ops[0]), _rate(ops[1])
+        if a is None or b is None or not b or isinstance(r["value"], str) or \
+                abs(float(r["value"]) - a / b) > 0.005 * (a / b):
+            faults.append(f"{name}: value {r['value']!r} is not {ops[0]['figure']!r} / {ops[1]['figure']!r}")
+    return faults
+
+
+def like_for_like_lines(areas: dict[str, list[dict]], links: bool = True) -> list[str]:
+    """The like-for-like table (Markdown lines; empty without ratio records): per ratio record, its
+    basis, both operands and the ratio; ``links``: the ratio and the operands linked to their
+    sections of the results page (else plain, the ratio's name without its ``like for like:``)."""
+    cur = newest(areas)
+    rows = [r for r in cur.values() if "ratio_of" in r]
+    if not rows:
+        return []
+    out = ["| comparison | basis | nc2600 | published machine | ratio |", "|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda x: (BASES.index(x["basis"]), x["figure"])):
+        ops = [cur.get(x) for x in r["ratio_of"]]
+        if links:
+            name = f"[{_cell(r['figure'])}](docs/results.md#{slug(r['figure'])})"
+            cells = [f"[{_value_text(o)}](docs/results.md#{slug(o['figure'])})" if o else "(no record)" for o in ops]
+        else:
+            name = _cell(r["figure"].removeprefix("like for like: "))
+            cells = [_value_text(o) if o else "(no record)" for o in ops]
+        out.append(f"| {name} | {r['basis']} | {cells[0]} | {cells[1]} | **{format_value(r['value'])}x** |")
+    return out
+
+
+#: the README's like-for-like block, between these lines, is :func:`like_for_like_lines` (``nc2600 results``)
+README = ROOT / "README.md"
+README_BEGIN = "<!-- like-for-like: generated by nc2600 results from docs/results/*.jsonl -->"
+README_END = "<!-- end of like-for-like -->"
+
+
+def readme_text(readme: str, areas: dict[str, list[dict]]) -> str:
+    """``readme`` with its like-for-like block replaced by the records' table (unchanged when it
+    has no block)."""
+    i, j = readme.find(README_BEGIN), readme.find(README_END)
+    if i < 0 or j < i:
+        return readme
+    return readme[:i + len(README_BEGIN)] + "\n" + "\n".join(like_for_like_lines(areas, links=False)) + "\n" + readme[j:]
 
 
 def append(path, records) -> None:
@@ -363,6 +478,14 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
            "Labels: **measured** (run on the machine named, with the command shown), **model** (computed by a "
            "model in this package), **quoted** (from the publication or data sheet cited). Wall-clock speeds "
            "depend on the machine's load, which each measured record gives.", ""]
+    lfl = like_for_like_lines(areas)
+    if lfl:
+        out += ["## Like for like with the published machine", "",
+                "Ceilings (emulation and the decision path only) against the published machine's ceiling "
+                "(150 MHz / 59,736 colour clocks a frame per instance); projected or sustained fabric throughput "
+                "against its sustained 1.2 M frames/s and the same model of its configuration. Each ratio is a "
+                "record whose operands have its basis.", "",
+                *[x.replace("(docs/results.md#", "(#") for x in lfl], ""]
     seen: set[str] = set()
     for area in _area_order(areas):
         recs = areas[area]
@@ -388,6 +511,10 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
                 facts.append(f"- machine: {_machine_text(cur['machine'])}")
             if cur["citation"]:
                 facts.append(f"- citation: {cur['citation']}")
+            if cur.get("basis"):
+                facts.append(f"- basis: {cur['basis']}")
+            if cur.get("ratio_of"):
+                facts.append("- ratio of: " + " / ".join(f"[{x}](#{slug(x)})" for x in cur["ratio_of"]))
             if cur["notes"]:
                 facts.append(f"- notes: {cur['notes']}")
             out += facts + [""]

@@ -44,9 +44,18 @@ With the instance measured, emulation is ``frame_skip`` x (its emulation + host-
 frame) and the decision path its preprocessor + inference + action-select cycles per decision.
 ``serial`` (Such et al.'s semantics and the instance RTL's: the console waits for each decision) costs their sum;
 ``pipelined`` (the published design, and mesh_sim's default) overlaps the decision path with
-the next ``frame_skip`` frames and stalls only for what exceeds them. Frames/s per instance =
+the next ``frame_skip`` frames and stalls only for what exceeds them; ``stalled`` (the instance
+with ``EP_CFG.hide``, measured on the default instance as ``stall_per_decision``) costs the
+clocks the console was held at its first controller read after the decision. Frames/s per instance =
 ``frame_skip x clock / cycles per decision``. Resets and the GA's barriers are in the fabric
 projection (mesh_sim), not in the per-instance figures.
+
+Like for like (:func:`like_for_like`): every ratio to the published machine sets a ceiling
+(:data:`CEILING`: emulation and the decision only) beside its ceiling, 150 MHz / 59,736 colour
+clocks = 2,511 frames/s per instance (5,022 per device), and a projected fabric figure
+(:data:`SUSTAINED`: mesh_sim with resets and generations) beside its sustained 1.2 M frames/s
+(quoted) and the same model of its configuration (``nc2600 mesh --calibrate``, 1.25 M);
+:func:`ratio` refuses anything else.
 
 Every figure carries its kind (:data:`KINDS`), its source and a command that reproduces it.
 :func:`compute` (this module) is a pure function of the gathered inputs (tests give it small
@@ -79,10 +88,22 @@ NEXUS_SEEDS = (1, 2, 3)
 #: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`nc2600.hls_models.platform`).
 NTSC_COLOUR_CLOCKS = NTSC_COLOUR_CLOCKS_PER_FRAME
 #: Published figures (arXiv 2005.04536 and 2003.11178, 2020; see PUBLISHED_SOURCE).
-PUBLISHED_FABRIC_FPS = 1.2e6
+PUBLISHED_FABRIC_FPS = 1.2e6           #: sustained training throughput (quoted), basis SUSTAINED
 PUBLISHED_CEILING_FPS = 2.09e6         #: 832 instances x 2514 frames/s
 PUBLISHED_INSTANCE_FPS = 2514          #: at 150 MHz
 PUBLISHED_CLOCK_MHZ = 150.0
+#: The published machine's ceiling per instance in the same terms as ours: its stated clock over
+#: the NTSC frame (150 MHz / 59,736 colour clocks = 2,511 frames/s; the inference pipelined behind
+#: the emulation, so it costs the console nothing), basis CEILING; per device two instances.
+PUBLISHED_INSTANCE_CEILING_FPS = PUBLISHED_CLOCK_MHZ * 1e6 / NTSC_COLOUR_CLOCKS_PER_FRAME
+PUBLISHED_DEVICE_CEILING_FPS = 2 * PUBLISHED_INSTANCE_CEILING_FPS
+
+#: What a frames/s figure measures (``Figure.basis``, the results records' ``basis``): CEILING, the
+#: emulation and the decision path only (no resets, GA generations or host loop); SUSTAINED, the
+#: training throughput of a whole fabric (quoted, or projected by mesh_sim with resets, generations
+#: and the schedule). A ratio is formed only between two figures of one basis (:func:`ratio`).
+CEILING, SUSTAINED = "ceiling", "sustained"
+BASES = (CEILING, SUSTAINED)
 PUBLISHED_SOURCE = ("Asseman, Antoine, Ozcan, \"Accelerating Deep Neuroevolution on Distributed FPGAs for "
                     "Reinforcement Learning Problems\", arXiv 2005.04536 (2020); \"Overview of the IBM Neural "
                     "Computer Architecture\", arXiv 2003.11178 (2020)")
@@ -104,6 +125,8 @@ class Figure:
     kind: str
     source: str
     command: str = ""
+    basis: str = ""                       # CEILING, SUSTAINED, or "" (not a throughput figure)
+    operands: tuple = ()                  # a ratio's (numerator, denominator) Figures (:func:`ratio`)
 
 
 @dataclass
@@ -152,11 +175,35 @@ class Inputs:
     console3_nexus: list[dict] = field(default_factory=list)
     nexus_missing: str = ""
     array: tuple[int, int] | None = None       # (rows, cols): the array engine instead of ``lanes``
+    # the like-for-like comparison's projections (mesh_sim, headline regime): the published
+    # configuration (``nc2600 mesh --calibrate``'s first case) and, per game, the default instance
+    # (three colour clocks per clock) at console_cc3's LIFCL-40-9 Fmax with its measured cycles
+    published_mesh: dict | None = None
+    lfl_mesh: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
 # The computation (pure)
 # ---------------------------------------------------------------------------------------------
+
+def ratio(section: str, name: str, game: str | None, num: Figure, den: Figure) -> Figure:
+    """The ratio ``num / den`` as a Figure (unit ``x``) of their common basis, its operands kept.
+
+    Raises:
+        ValueError: either figure has no basis (:data:`BASES`) or their bases differ (a ceiling
+            set against a sustained figure), or either value is missing or the denominator is 0.
+    """
+    if num.basis not in BASES or den.basis not in BASES:
+        raise ValueError(f"ratio {name!r}: both figures need a basis of {BASES}, not {num.basis!r} and {den.basis!r}")
+    if num.basis != den.basis:
+        raise ValueError(f"ratio {name!r}: a {num.basis} figure ({num.name}) against a {den.basis} one ({den.name})")
+    if num.value is None or den.value is None or not den.value:
+        raise ValueError(f"ratio {name!r}: a missing or zero operand")
+    kind = MODEL if MODEL in (num.kind, den.kind) else DERIVED
+    return Figure(section, name, game, float(num.value) / float(den.value), "x", kind,
+                  f"{num.name} ({num.value:,.6g} {num.unit}) / {den.name} ({den.value:,.6g} {den.unit}); both {num.basis}",
+                  num.command or den.command, basis=num.basis, operands=(num, den))
+
 
 def cli_number(x: float) -> str:
     """``x`` as a command line gives it back exactly: ``"150"`` for 150.0, the shortest text that
@@ -196,8 +243,11 @@ def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
     pp, inf, sel = m["preprocessor_per_decision"], m["inference_per_decision"], m["action_select_per_decision"]
     path = pp + inf + sel
     stall = max(0.0, path - emu)
-    return {"emulation": emu, "host_rules": host, "preprocessing": pp, "forward": inf, "action_select": sel,
-            "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
+    out = {"emulation": emu, "host_rules": host, "preprocessing": pp, "forward": inf, "action_select": sel,
+           "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
+    if m.get("stall_per_decision") is not None:     # the instance hides the decision behind the console
+        out["stalled"] = m["stall_per_decision"]
+    return out
 
 
 def _inference_model(inp: Inputs, n_actions: int) -> tuple[int, str, str, str]:
@@ -219,6 +269,96 @@ def _stall_words(mode: str, cyc: dict) -> str:
     """Before a decision path's terms in a frames/s source: nothing for ``serial`` (the terms are
     added), the stall they cause beyond the emulation for ``pipelined`` (:func:`decision_cycles`)."""
     return "" if mode == "serial" else f"the decision path's stall beyond the emulation, {cyc['stall_pipelined']:,.0f}, of "
+
+
+def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
+    """The comparison with the published machine, like for like (section "Like for like"): per
+    game with the instance measured, our ceiling per instance and per device at console_cc3's
+    LIFCL-40-9 Fmax (``cc3``: its seed-1 result, or None) beside the published machine's ceiling
+    (:data:`PUBLISHED_INSTANCE_CEILING_FPS`, per device x2), and our projected fabric (mesh_sim,
+    headline regime, ``inp.lfl_mesh``) beside the published sustained 1.2 M (quoted) and the same
+    model of the published configuration (``inp.published_mesh``); each pair with its ratio
+    (:func:`ratio`: ceilings with ceilings, sustained with sustained)."""
+    sect = "Like for like with the published machine"
+    figs: list[Figure] = []
+    pub_inst = Figure(sect, "published machine: ceiling per instance (150 MHz / 59,736 colour clocks a frame, "
+                      "inference pipelined)", None, PUBLISHED_INSTANCE_CEILING_FPS, "frames/s", MODEL,
+                      f"the published {PUBLISHED_CLOCK_MHZ:g} MHz / the NTSC frame's {NTSC_COLOUR_CLOCKS:,} colour "
+                      f"clocks at one colour clock per clock (quoted per instance: {PUBLISHED_INSTANCE_FPS:,}); "
+                      + PUBLISHED_SOURCE, basis=CEILING)
+    pub_dev = Figure(sect, f"published machine: ceiling per device ({INSTANCES_PER_DEVICE} instances)", None,
+                     PUBLISHED_DEVICE_CEILING_FPS, "frames/s", MODEL,
+                     f"{INSTANCES_PER_DEVICE} x {PUBLISHED_INSTANCE_CEILING_FPS:,.1f}", basis=CEILING)
+    pub_quoted = Figure(sect, "published machine: sustained training throughput (quoted)", None, PUBLISHED_FABRIC_FPS,
+                        "frames/s", PUBLISHED, PUBLISHED_SOURCE, basis=SUSTAINED)
+    figs += [pub_inst, pub_dev, pub_quoted]
+    pub_model = None
+    if inp.published_mesh is not None:
+        pub_model = Figure(sect, "published configuration in mesh_sim, headline regime", None,
+                           inp.published_mesh["projected_fps"], "frames/s", MODEL,
+                           "mesh_sim, the published configuration (150 MHz, one colour clock per clock, 832 instances, "
+                           "pipelined inference), headline regime", "nc2600 mesh --calibrate", basis=SUSTAINED)
+        figs.append(pub_model)
+    for g in inp.games:
+        m = g.instance
+        if m is None or cc3 is None:
+            figs.append(Figure(sect, "ceiling per instance at console_cc3's LIFCL-40-9 Fmax", g.game, None,
+                               "frames/s", MISSING, "needs the instance's measured cycles and console_cc3's LIFCL-40 "
+                               "place-and-route result (nc2600 synth --block console_cc3 --pnr nexus)"))
+            continue
+        mhz = float(cc3["fmax_mhz"])
+        cyc = instance_decision_cycles(m, inp.frame_skip)
+        # three colour clocks per clock: the emulation and host-rules colour clocks in a third of the
+        # clocks, the console's wait per decision in clocks as measured
+        emu3 = (cyc["emulation"] + cyc["host_rules"]) / 3
+        wait, how = ((cyc["stalled"], "the console stalled only until the action was ready at its first controller "
+                      "read") if "stalled" in cyc else (cyc["path"], "the console waits for each decision"))
+        fps = inp.frame_skip * mhz * 1e6 / (emu3 + wait)
+        src = (f"{inp.frame_skip} x {mhz:g} MHz (console_cc3's Fmax on {cc3.get('device', 'LIFCL-40-9')}, seed "
+               f"{cc3.get('seed')}) / ({emu3:,.0f} clocks of emulation and host rules per decision at three colour "
+               f"clocks per clock + {wait:,.0f} cycles of the console's wait per decision, {how}), from the cycles "
+               "measured on the Verilated instance")
+        cmd = f"nc2600 report --game {g.game}"
+        ours_inst = Figure(sect, f"ceiling per instance at console_cc3's LIFCL-40-9 Fmax, {mhz:g} MHz", g.game, fps,
+                           "frames/s", DERIVED, src, cmd, basis=CEILING)
+        ours_dev = Figure(sect, f"ceiling per device ({INSTANCES_PER_DEVICE} instances) at {mhz:g} MHz", g.game,
+                          INSTANCES_PER_DEVICE * fps, "frames/s", DERIVED, f"{INSTANCES_PER_DEVICE} x the instance's",
+                          cmd, basis=CEILING)
+        figs += [ours_inst, ratio(sect, "ceiling per instance: ours / published", g.game, ours_inst, pub_inst),
+                 ours_dev, ratio(sect, "ceiling per device: ours / published", g.game, ours_dev, pub_dev)]
+        mesh = inp.lfl_mesh.get(g.game)
+        if mesh is None:
+            continue
+        o = mesh["options"]
+        ours_fab = Figure(sect, f"fabric projection at {mhz:g} MHz, headline regime (mesh_sim)", g.game,
+                          mesh["projected_fps"], "frames/s", MODEL,
+                          f"mesh_sim, {mesh['topology']['instances']} instances at {mhz:g} MHz, three colour clocks per "
+                          f"clock, {o['colour_clocks_per_frame']} clocks per frame and {o['inference_cycles']} cycles per "
+                          f"decision the console waits ({o.get('timing_source')}), headline regime",
+                          f"nc2600 mesh --generations {o['generations']} --episode-steps {o['episode_steps']} "
+                          f"--elite-episodes {o['elite_episodes']} --clock-mhz {cli_number(mhz)} --colour-clocks 3 "
+                          f"--colour-clocks-per-frame {o['colour_clocks_per_frame']} --inference-cycles "
+                          f"{o['inference_cycles']} --inference serial", basis=SUSTAINED)
+        figs += [ours_fab, ratio(sect, "fabric, headline regime: ours / published (quoted 1.2 M)", g.game, ours_fab,
+                                 pub_quoted)]
+        if pub_model is not None:
+            figs.append(ratio(sect, "fabric, headline regime: ours / the published configuration's model", g.game,
+                              ours_fab, pub_model))
+    return figs
+
+
+def like_for_like_table(figures: list[Figure]) -> list[str]:
+    """The like-for-like comparison as Markdown table lines (empty when there is none): one row per
+    ratio of :func:`like_for_like`, its basis, both operands and the ratio, side by side."""
+    rows = [f for f in figures if f.unit == "x" and len(f.operands) == 2 and f.value is not None]
+    if not rows:
+        return []
+    out = ["| game | comparison | basis | nc2600 | published machine | ratio |", "|---|---|---|---:|---:|---:|"]
+    for f in rows:
+        a, b = f.operands
+        out.append(f"| {f.game or ''} | {a.name} / {b.name} | {f.basis} | {a.value:,.0f} {a.unit} "
+                   f"| {b.value:,.0f} {b.unit} | {f.value:.2f}x |")
+    return out
 
 
 def compute(inp: Inputs) -> dict:
@@ -450,7 +590,7 @@ def compute(inp: Inputs) -> dict:
                    + (f"; {inst['inference_cycles']} decision-path cycles ({inst['inference_source']})"
                       if "inference_cycles" in inst else ""))
             figs.append(Figure(sect_fab, f"projected fabric frames/s, {case}", g.game, mesh["projected_fps"],
-                               "frames/s", MODEL, src, cmd))
+                               "frames/s", MODEL, src, cmd, basis=SUSTAINED))
             if case == next(iter(cases)):
                 figs.append(Figure(sect_fab, "fabric ceiling (all instances emulating)", g.game, mesh["ceiling_fps"],
                                    "frames/s", MODEL, "instances x clock / colour clocks per frame (mesh_sim)", cmd))
@@ -458,10 +598,14 @@ def compute(inp: Inputs) -> dict:
                 figs.append(Figure(sect_fab, f"{case}: instance time in {part.replace('_', ' ')}", g.game,
                                    100.0 * frac, "%", MODEL, "mesh_sim time_fractions (sum 100 %)", cmd))
     figs.append(Figure(sect_fab, "published training throughput", None, PUBLISHED_FABRIC_FPS, "frames/s",
-                       PUBLISHED, PUBLISHED_SOURCE))
+                       PUBLISHED, PUBLISHED_SOURCE, basis=SUSTAINED))
     figs.append(Figure(sect_fab, "published ceiling (832 x 2514 at 150 MHz)", None, PUBLISHED_CEILING_FPS, "frames/s",
-                       PUBLISHED, PUBLISHED_SOURCE))
+                       PUBLISHED, PUBLISHED_SOURCE, basis=CEILING))
+    figs += like_for_like(inp, nexus.get("console_cc3"))
     for f in figs:
+        if f.unit == "frames/s" and not f.basis:     # every other frames/s figure: emulation and decisions only
+            f.basis = CEILING
         assert f.kind in KINDS, f
+        assert f.unit != "x" or not f.basis or (len(f.operands) == 2 and {o.basis for o in f.operands} == {f.basis}), f
         assert (f.value is None) == (f.kind == MISSING), f
     return {"figures": figs, "per_game": per_game}

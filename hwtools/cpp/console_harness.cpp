@@ -229,12 +229,15 @@ void con_inputs(void* p, int swcha, int swchb, int inpt4, int inpt5, const uint3
 // Run one ALE update(). screen: height*160 bytes (may be null). info (8 int64):
 // [0] colour clocks run, [1] scanlines of the frame at the stop, [2] PC, [3] CPU cycles of
 // the frame (Stella's cycles()), [4] instructions, [5] status again, [6] clocks since the
-// harness was made at which the frame.*_next outputs mispredicted the next clock (must be 0).
+// harness was made at which the frame.*_next outputs mispredicted the next clock (must be 0),
+// [7] the clocks of this call before the first one whose access reads a controller input
+// (frame.input_next seen the clock before; -1: none in this call).
 // Returns 0 frame completed, 1 partial frame (instruction limit), 2 CPU jammed.
 int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
     Harness* h = static_cast<Harness*>(p);
     Vconsole* t = h->top;
     int64_t clocks = 0;
+    int64_t first_input = -1;
     int insns = 0;
     int status = 0;
     if (!h->partial) {
@@ -252,6 +255,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
 #endif
         if (t->frame___05Finsn_start) ++insns;
+        if (t->frame___05Finput_next) first_input = 1;
         h->predict();
         h->slow_edge();
         t->frame___05Fstart_frame = 0;
@@ -293,6 +297,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         }
 #endif
         if (t->tia_touch) h->commit(fb);
+        if (first_input < 0 && t->frame___05Finput_next) first_input = clocks / CLOCKS_PER_EDGE + 1;
         h->predict();
         h->edge();
         h->check_prediction();
@@ -321,6 +326,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         info[4] = insns;
         info[5] = status;
         info[6] = h->ahead_errors;
+        info[7] = first_input;
     }
     return status;
 }

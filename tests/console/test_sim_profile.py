@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from nc2600.host.bench import sim_profile
-from nc2600.host.verify.games import resolve_rom
+from nc2600.host.games import resolve_rom
 
 pytestmark = pytest.mark.slow
 

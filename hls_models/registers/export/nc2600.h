@@ -143,6 +143,10 @@ extern "C" {
 #define INSTANCE__EP_CFG__N_ACTIONS_bp 24
 #define INSTANCE__EP_CFG__N_ACTIONS_bw 5
 #define INSTANCE__EP_CFG__N_ACTIONS_reset 0x0
+#define INSTANCE__EP_CFG__HIDE_bm 0x20000000
+#define INSTANCE__EP_CFG__HIDE_bp 29
+#define INSTANCE__EP_CFG__HIDE_bw 1
+#define INSTANCE__EP_CFG__HIDE_reset 0x0
 
 // reg - instance::EP_FRAMES
 #define INSTANCE__EP_FRAMES__FRAMES_bm 0xffffff
@@ -359,6 +363,18 @@ extern "C" {
 #define INSTANCE__CYCLE__VALUE_bp 0
 #define INSTANCE__CYCLE__VALUE_bw 32
 
+// reg - instance::CYCLES_STALL
+#define INSTANCE__CYCLES_STALL__VALUE_bm 0xffffffff
+#define INSTANCE__CYCLES_STALL__VALUE_bp 0
+#define INSTANCE__CYCLES_STALL__VALUE_bw 32
+#define INSTANCE__CYCLES_STALL__VALUE_reset 0x0
+
+// reg - instance::STALL_LAST
+#define INSTANCE__STALL_LAST__VALUE_bm 0xffffffff
+#define INSTANCE__STALL_LAST__VALUE_bp 0
+#define INSTANCE__STALL_LAST__VALUE_bw 32
+#define INSTANCE__STALL_LAST__VALUE_reset 0x0
+
 // reg - instance::ACTION_TABLE
 #define INSTANCE__ACTION_TABLE__SWCHA_bm 0xff
 #define INSTANCE__ACTION_TABLE__SWCHA_bp 0
@@ -444,7 +460,9 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t CYCLES_SELECT;
     uint32_t CYCLES_CTRL;
     uint32_t CYCLE;
-    uint8_t RESERVED_9c_bf[0x24];
+    uint32_t CYCLES_STALL;
+    uint32_t STALL_LAST;
+    uint8_t RESERVED_a4_bf[0x1c];
     uint32_t ACTION_TABLE[18];
     uint8_t RESERVED_108_18f[0x88];
     uint32_t PARAM_ADDR;
