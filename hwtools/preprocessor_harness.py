@@ -58,10 +58,9 @@ class PreprocessorSim(verilator_build.VerilatedModel):
         self.first_visible = int(first_visible)
         files = generate(self.height, fmt, pixels_per_cycle)
         top = f"preprocessor_cc{pixels_per_cycle}"
-        harness = HARNESS_CPP.read_text()
+        harness = HARNESS_CPP.read_text().replace("Vpreprocessor", f"V{top}")
         if pixels_per_cycle != 1:
-            harness = (f"#define NC_PIXELS_PER_CYCLE {pixels_per_cycle}\n"
-                       + harness.replace("Vpreprocessor", f"V{top}"))
+            harness = f"#define NC_PIXELS_PER_CYCLE {pixels_per_cycle}\n" + harness
         lib_path = verilator_build.build_shared_lib(f"{top}_{self.height}_{fmt.lower()}", files[f"{top}.v"],
                                                     top, harness)
         lib = self._lib = verilator_build.load(lib_path)
