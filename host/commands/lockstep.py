@@ -148,7 +148,7 @@ def _run(args, opened: list) -> int:
 
 def _console_words(colour_clocks: int) -> str:
     return ("one colour clock per clock (rtl/console_cc1.v)" if colour_clocks == 1 else
-            f"{colour_clocks} colour clocks per clock (rtl/console{colour_clocks}.v)")
+            f"three colour clocks per clock (rtl/console_cc{colour_clocks}.v)")
 
 
 def _plain(v) -> str:

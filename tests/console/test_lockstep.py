@@ -74,7 +74,7 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[0] for ln in out[1:3]] == ["boxing", "seaquest"]
     assert out[1].split()[1:4] == ["2K", "20", "exact"] and out[2].split()[1:4] == ["4K", "20", "exact"]
-    assert out[-1] == "2/2 games exact for their compared frames (console RTL: one colour clock per clock (rtl/console_cc1.v))"
+    assert out[-1] == "2/2 games exact for their compared frames (console RTL: three colour clocks per clock (rtl/console_cc3.v))"
     # an unknown name anywhere in the list: one-line error, exit 2, before any game runs
     assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
     captured = capsys.readouterr()
@@ -95,7 +95,7 @@ def test_lockstep_records_name_the_console_compared(capsys):
     assert main(["lockstep", "--game", "pong", "--frames", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "match: yes" in lines and "first_ram_mismatch_frame: none" in lines
-    assert "colour_clocks: 1" in lines
+    assert "colour_clocks: 3" in lines          # the default, the default instance's console
 
 @pytest.mark.parametrize("argv,needle", [
     (["--games", "pong", "--frames", "5", "--actions", "{neg}"], "1-D integer array"),

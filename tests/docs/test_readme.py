@@ -37,4 +37,4 @@ def test_the_commands_table_names_every_command():
         assert name in sub.choices, name
     # the table names every command once; "preprocess" is the alias of "preprocessor"
     commands = {name for name, parser in sub.choices.items() if parser.prog.split()[-1] == name}
-    assert len(names) == len(set(names)) == len(commands) == 14 and set(names) == commands, (names, commands)
+    assert len(names) == len(set(names)) == len(commands) == 16 and set(names) == commands, (names, commands)

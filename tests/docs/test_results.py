@@ -119,7 +119,7 @@ def test_record_option_on_games_verify_and_lockstep(tmp_path):
     got = results.load(out)
     assert [(r["figure"], r["value"], r["label"]) for r in got] == [
         ("game rules from RAM against ALE", "1/1", "measured"),
-        ("games exact against ALE over 8 frames, one colour clock per clock", "1/1", "measured")]
+        ("games exact against ALE over 8 frames, three colour clocks per clock", "1/1", "measured")]
     assert got[0]["command"].endswith(f"--record {out}") and got[0]["machine"]["cores"] >= 1
 
 

@@ -45,7 +45,7 @@ def test_results_file_holds_every_finished_game(tmp_path, capsys, whole):
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     head = lines[0]["lockstep_results"]
     assert head["frames"] == 3 and head["actions"] == "random" and head["seed"] == 0
-    assert head["rtl"].startswith("console-") and head["colour_clocks"] == 1
+    assert head["rtl"].startswith("console_cc3-") and head["colour_clocks"] == 3
     assert [r["game"] for r in lines[1:]] == GAMES
     assert all(_same(a, b) for a, b in zip(lines[1:], whole[:2]))
     assert all(_same(a, b) for a, b in zip(recs[:2], whole[:2])) and recs[2]["summary"]["from_results"] == 0

@@ -145,7 +145,7 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
     monkeypatch.setattr(action_select, "generate", lambda: called.append("as") or {
         "action_select.v": "// x\nmodule action_select(a);\nendmodule\n"})
     monkeypatch.setattr(preprocessor, "generate", lambda: called.append("pp") or {
-        "preprocessor_cc1.v": "module preprocessor (a);\n", "preprocessor_cc3.v": "module \\preprocessor_cc3 (a);\n"})
+        "preprocessor_cc1.v": "module preprocessor_cc1 (a);\n", "preprocessor_cc3.v": "module \\preprocessor_cc3 (a);\n"})
     assert generate.collect(["action_select.v", "nonesuch.v"]) == {"action_select.v": "// x\nmodule action_select(a);\nendmodule\n"}
     assert called == ["as"]
     assert list(generate.collect(["preprocessor_cc3.v", "action_select.v", "preprocessor_cc1.v"])) == [
@@ -288,10 +288,10 @@ def test_node_text_holds_the_instance_once():
     from nc2600.hw.node import generate
     text = generate()["node.v"]
     inst = (Path(synth.REPO_ROOT) / "rtl" / "instance_cc3.v").read_text()
-    assert text.startswith(inst) and len(re.findall(r"^module \\instance ", text, re.M)) == 1
-    header = re.search(r"^module \\instance \((.*?)\);", inst, re.M | re.S).group(1)
+    assert text.startswith(inst) and len(re.findall(r"^module instance_cc3\(", text, re.M)) == 1
+    header = re.search(r"^module instance_cc3\((.*?)\);", inst, re.M | re.S).group(1)
     ports = sorted(p.strip() for p in header.split(","))
-    cells = re.findall(r"^  \\instance  \\cell  \((.*?)\);", text[len(inst):], re.M | re.S)
+    cells = re.findall(r"^  instance_cc3 \\cell  \((.*?)\);", text[len(inst):], re.M | re.S)
     assert len(cells) == 2
     for cell in cells:
         assert sorted(re.findall(r"\.(\w+)\(", cell)) == ports
