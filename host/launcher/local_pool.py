@@ -51,6 +51,7 @@ import os
 import secrets
 import signal
 import time
+import zlib
 from multiprocessing import shared_memory
 from typing import Callable, Iterable
 
