@@ -2,7 +2,7 @@
 and the error of a worker that died. The local process pool
 (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`), the Ray evaluator
 (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`) and the fabric instance's
-(:class:`nc2600.host.drivers.instance.FabricEvaluator`) take :class:`Job` and return
+(:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`) take :class:`Job` and return
 :class:`EpisodeResult`."""
 from __future__ import annotations
 

@@ -126,8 +126,8 @@ def _worker_pool(s: EvaluationSettings) -> Evaluator:
 
 
 def _fabric(s: EvaluationSettings) -> Evaluator:
-    """``fabric``: W worker processes, each with one Verilated instance (:class:`nc2600.host.drivers.instance.FabricEvaluator`)."""
-    from nc2600.host.drivers.instance import FabricEvaluator
+    """``fabric``: W worker processes, each with one Verilated instance (:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`)."""
+    from nc2600.host.drivers.fabric_backend import FabricEvaluator
     return FabricEvaluator(s.rom_path, s.workers, s.frame_skip, s.episode_frames)
 
 

@@ -59,7 +59,7 @@ import numpy as np
 
 from nc2600.hls_models import preprocessor
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied, actions_crc32
+from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied
 from nc2600.host.episodes.processes import SEGMENT_PREFIX, SHM_DIR, remove_stale_segments, signal_when_parent_ends
 from nc2600.host.errors import stop_signals_held
 from nc2600.host.launcher.policy import make_slot_weights

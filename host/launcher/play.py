@@ -121,7 +121,7 @@ def check_finite(params: np.ndarray, what: str) -> np.ndarray:
 
 def _read_npy_bytes(path: Path) -> io.BytesIO:
     """A run file's bytes (a regular file only: a FIFO or a device is refused, never waited on)."""
-    from nc2600.host.launcher.run import RUN_FILE_MAX_BYTES
+    from nc2600.host.launcher.run_history import RUN_FILE_MAX_BYTES
     return io.BytesIO(read_regular_file(path, RUN_FILE_MAX_BYTES, "run file"))
 
 

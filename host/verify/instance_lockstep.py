@@ -61,10 +61,10 @@ def sweep_policy(rom_path, n_actions: int, seed: int, calib_seed: int, episode_f
     Returns:
         ``(policy, sha256)``: the :class:`nc2600.hls_models.policy_int8.QuantizedPolicy` and the hex
         SHA-256 of its int8 weights, biases, shifts and ``act_max``
-        (:func:`nc2600.host.drivers.instance.policy_key`).
+        (:func:`nc2600.host.drivers.fabric_backend.policy_key`).
     """
     from nc2600.hls_models.policy_int8 import quantize
-    from nc2600.host.drivers.instance import policy_key
+    from nc2600.host.drivers.fabric_backend import policy_key
     from nc2600.host.launcher.policy import forward, init_params, unflatten
     from nc2600.host.launcher.run import calibration_observations
     calib = calibration_observations(rom_path, FRAME_SKIP, episode_frames, calib_seed, CALIBRATION_OBSERVATIONS)

@@ -302,7 +302,11 @@ HOST_KNOWN_CLIMBS = {
     # the sweep over games runs its jobs on Ray when asked (sweep_imap)
     ("nc2600.host.verify.sweep", "nc2600.host.cluster.ray_cluster"),
     # the fabric evaluator's workers take the sweep's SIGTERM handler
-    ("nc2600.host.drivers.instance", "nc2600.host.verify.sweep"),
+    ("nc2600.host.drivers.fabric_backend", "nc2600.host.verify.sweep"),
+    # instance-lockstep plays the network the launcher builds for --policy int8 (init_params and
+    # the calibration observations of nc2600 run)
+    ("nc2600.host.verify.instance_lockstep", "nc2600.host.launcher.policy"),
+    ("nc2600.host.verify.instance_lockstep", "nc2600.host.launcher.run"),
     # rtl-play reads lockstep's action files
     ("nc2600.host.drivers.rtl_play", "nc2600.host.verify.lockstep"),
 }

@@ -16,11 +16,10 @@ import time
 
 import pytest
 
+from nc2600.host.bench.stop import run_argv, stop_try
+
 #: the longest a stop may take, signal to exit (the issue's target)
 STOP_LIMIT_S = 2.0
-
-
-from nc2600.host.bench.stop import run_argv, stop_try
 
 
 def stop_once(tmp_path, workers: int, at_s: float, sig=signal.SIGINT, second_after_s: float | None = None):

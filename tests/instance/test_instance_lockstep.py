@@ -72,7 +72,7 @@ def test_pitfall2_against_ale_and_resume(tmp_path, capsys):
     and its episode equals an ALE int8 episode of the same network played here: every decision,
     the return and the frames. Run again on the same results file, the game is taken from the
     file (none runs) and its row is the same."""
-    from nc2600.host.drivers.instance import policy_key
+    from nc2600.host.drivers.fabric_backend import policy_key
     from nc2600.host.games import game_info, resolve_rom
     results = tmp_path / "sweep.jsonl"
     argv = ["instance-lockstep", "--games", "pitfall2", "--frames", str(FRAMES), "--results", str(results), "--json"]
