@@ -134,9 +134,9 @@ def _run(args, opened: list) -> int:
         if multi:
             print(json.dumps({"summary": summary}), flush=True)
     else:
-        print(f"{n}/{len(results)} games exact over {frames:,} compared frames (the default instance, "
-              f"{args.colour_clocks} colour clock{'s' if args.colour_clocks > 1 else ''} per clock, against ALE "
-              f"--policy int8)")
+        print(f"{n}/{len(results)} games exact over {frames:,} compared frames (the instance with the 16 x 16 "
+              f"array engine, {args.colour_clocks} colour clock{'s' if args.colour_clocks > 1 else ''} per clock, "
+              f"against ALE --policy int8)")
     return 0 if n == len(results) else 1
 
 
