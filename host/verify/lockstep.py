@@ -297,7 +297,7 @@ class ResultsFile:
 
     def _check_head(self) -> None:
         """UserError when an existing file's first line is not a results file's header
-        (``{"lockstep_results": ...}``): e.g. ``--results README.md``. Reads at most 64 KiB."""
+        (``{"<kind>_results": ...}``): e.g. ``--results README.md``. Reads at most 64 KiB."""
         import json
         if not self.path.exists():
             return
@@ -310,11 +310,11 @@ class ResultsFile:
             return                                  # empty: _load decides
         try:
             head = json.loads(first)
-            ok = isinstance(head, dict) and isinstance(head.get("lockstep_results"), dict)
+            ok = isinstance(head, dict) and isinstance(head.get(self._header), dict)
         except ValueError:
             ok = False
         if not ok:
-            raise UserError(f"--results {self._name!r}: not a lockstep results file")
+            raise UserError(f"--results {self._name!r}: not {self._a_kind} results file")
 
     def _load(self, identity) -> None:
         import json

@@ -18,6 +18,7 @@ RUNS = {
     ("mesh",): (["mesh", "--json", "--population", "200", "--elite-episodes", "5"], 1),
     ("bench", "mesh"): (["bench", "mesh", "--json"], 1),
     ("preprocessor",): (["preprocessor", "--game", "pong", "--frames", "8", "--json"], 1),
+    ("input-probe",): (["input-probe", "--game", "boxing", "--decisions", "3", "--json"], 1),
 }
 #: commands with --json whose JSON Lines output other tests check (they need a run folder, a
 #: Verilated instance, yosys or a CPU image): the test that checks it

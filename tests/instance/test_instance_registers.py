@@ -39,5 +39,5 @@ def test_walk_detects_a_register_that_differs_from_the_description(sim):
         def idle(self, n):
             self.mmio.idle(n)
 
-    with pytest.raises(AssertionError, match=r"EP_CFG\[0\]\.noops bit 0 \(walking zero\).*read 0x1f7ffffe"):
+    with pytest.raises(AssertionError, match=r"EP_CFG\[0\]\.noops bit 0 \(walking zero\).*read 0x3f7ffffe"):
         run_sync(Broken(sim))
