@@ -367,7 +367,9 @@ def _already_stopping() -> bool:
 def _announce_stop(signum: int) -> None:
     """Mark the stop as started and, on a terminal, say so at once on stderr ("nc2600: stopping
     on Ctrl-C ..."): the cleanup that follows (workers, Ray, shared memory) then runs under a
-    visible line. Not written to a pipe or file, whose reader gets the command's one last line."""
+    visible line, on a line of its own even when a progress bar was being drawn (the bar's line is
+    returned to and erased first). Not written to a pipe or file, whose reader gets the command's
+    one last line."""
     global _STOP_STARTED
     import time
     first = _STOP_STARTED is None
@@ -375,7 +377,8 @@ def _announce_stop(signum: int) -> None:
     try:
         if first and os.isatty(2):
             what = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
-            os.write(2, f"nc2600: stopping on {what}: ending the workers and cleaning up ...\n".encode())
+            # "\r" and erase-line (ECMA-48 EL, ESC [ K) first: a progress bar may hold the line
+            os.write(2, f"\r\x1b[Knc2600: stopping on {what}: ending the workers and cleaning up ...\n".encode())
     except OSError:
         pass
 

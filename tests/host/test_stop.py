@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import signal
 import time
 
@@ -52,6 +53,20 @@ def test_sigterm_to_the_group_during_start_up(tmp_path):
     _check(*stop_once(tmp_path, 8, 1.2, sig=signal.SIGTERM))
 
 
+def terminal_lines(raw: bytes) -> list[str]:
+    """The lines a terminal shows for ``raw``: each newline-ended line as it stands after its last
+    carriage return (a progress bar redrawn in place, then overwritten), erase-line sequences
+    (``ESC [ K``, ``ESC [ 2K``) dropped."""
+    text = raw.decode(errors="replace").replace("\r\n", "\n")
+    return [re.sub(r"\x1b\[[0-2]?K", "", ln.split("\r")[-1]) for ln in text.split("\n") if ln.split("\r")[-1].strip()]
+
+
+def test_terminal_lines_render_like_a_terminal():
+    """Hand-worked: a bar redrawn twice then overwritten by a message; a blank bar erase line."""
+    raw = b"start\n\rgen 1:  10%\rgen 1:  50%\r\x1b[Knc2600: stopping on Ctrl-C\n\r      \rlast\r\n"
+    assert terminal_lines(raw) == ["start", "nc2600: stopping on Ctrl-C", "last"]
+
+
 def test_the_stopping_line_is_shown_at_once_on_a_terminal(tmp_path):
     """On a terminal, the first signal's handler writes "nc2600: stopping ..." before any
     cleanup; the last line is still the resume hint."""
@@ -79,7 +94,7 @@ def test_the_stopping_line_is_shown_at_once_on_a_terminal(tmp_path):
             break
         text += chunk
     _, status = os.waitpid(pid, 0)
-    lines = text.decode(errors="replace").replace("\r", "").splitlines()
+    lines = terminal_lines(text)
     assert os.waitstatus_to_exitcode(status) == 130, lines[-5:]
     stop = [i for i, ln in enumerate(lines) if ln.startswith("nc2600: stopping on Ctrl-C")]
     assert len(stop) == 1, lines[-5:]
