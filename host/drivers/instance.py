@@ -392,7 +392,10 @@ class InstanceEpisodeRunner:
             self.d.write(R.PADDLE_START, value=console.paddle[0])
             self.d.write(R.PADDLE_FIXED, value=paddle_needed(console.paddle[1]))
         else:
-            self.d.write(R.PADDLE_CFG, enable=0, swap=0, mode0=0, mode1=0, mode2=0, mode3=0)
+            # no paddle (the register's reset mode, 2): the pot pins never charge, INPT0-3 bit 7
+            # reads 0 as ALE 0.12 reads a joystick port's (Air Raid reads INPT0 into a colour)
+            self.d.write(R.PADDLE_CFG, enable=0, swap=0, **{f"mode{i}": R.PADDLE_CFG[f"mode{i}"].reset
+                                                             for i in range(4)})
         # the episode's console switches; the manual-frame fields at their reset values
         # (joystick released, buttons up, paddle modes 2)
         self.d.write(R.INPUTS, swchb=console.swchb)
