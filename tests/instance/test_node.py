@@ -5,7 +5,8 @@ registers at its own 0x20000 window, and an episode on the second instance equal
 
 In the default set: one Verilator build of the node (the instance module compiled once for its
 two cells, :func:`nc2600.hwtools.instance_harness.build_node`) and one short episode (Skiing, 60
-frames: ALE's start sequence replayed on the instance, then 14 decisions).
+frames: ALE's start sequence replayed on the instance, then 14 decisions, and once more from the
+start-state snapshot).
 """
 from nc2600.hls_models.registers import INSTANCE as R
 from nc2600.host.drivers.instance import ID_VALUE, InstanceDriver, InstanceEpisodeRunner
@@ -21,7 +22,9 @@ def test_node_second_instance_window_and_episode_equal_ale_int8():
     0x20000)`` on a board): every decision's action, the return and the frames equal ALE int8, on
     a configuration where they depend on the instance (Skiing, seed 3, a 60-frame cap: ALE int8
     takes all 3 actions and scores -88, Skiing's reward being its elapsed-time penalty read from the
-    console's RAM); the first instance took no decision and emulated no frame."""
+    console's RAM); the first instance took no decision and emulated no frame. The same episode
+    from the harness's snapshot of the node (``save_state``/``restore_state``) is equal again, clock
+    for clock."""
     import pytest
 
     from nc2600.hls_models.registers import NODE
@@ -50,3 +53,8 @@ def test_node_second_instance_window_and_episode_equal_ale_int8():
     assert (ep.episode_return, ep.frames, ep.decisions) == (ref_ret, ref_frames, len(ref_actions))
     assert node.read(SECOND + DECISIONS) == len(ref_actions)
     assert (node.read(DECISIONS), node.read(FRAMES), node.read(EP_FRAMES)) == (0, 0, 777)   # instance 0 untouched
+    # the same episode again from the node's snapshot (both instances' state, the start state of the first run)
+    again = runner.run(3, qp, record_actions=True)
+    assert again.restored and again.reset_cycles == 0
+    assert (again.actions, again.episode_return, again.frames, again.cycles) == \
+        (ref_actions, ref_ret, ref_frames, ep.cycles)
