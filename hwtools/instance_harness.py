@@ -86,13 +86,19 @@ def _trace_args(trace: bool) -> tuple[str, ...]:
 def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks: int = DEFAULT_COLOUR_CLOCKS,
                engine: str = DEFAULT_ENGINE, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Path:
     """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`nc2600.hw.node`) of the
-    given instance configuration, with the same harness (its top is ``node`` instead of ``instance``)."""
+    given instance configuration, with the same harness (its top is ``node`` instead of ``instance``).
+
+    The Verilog is :func:`nc2600.hw.node.generate`'s text unchanged, followed by one Verilator
+    configuration command (``no_inline``, in a ```verilator_config`` section) that keeps the
+    instance module a C++ class of its own: the node's two cells share its code, so the C++ compiler
+    translates the instance once instead of the two inlined copies Verilator makes by default (the
+    model's behaviour is the same; only the build's cost changes)."""
     from nc2600.hw.instance import module_name
     from nc2600.hw.node import generate
     from nc2600.hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
-    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
-                       cols=cols)["node.v"]
     inst = module_name(colour_clocks, engine, rows, cols)
+    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
+                       cols=cols)["node.v"] + f'\n`verilator_config\nno_inline -module "{inst}"\n'
     return build_shared_lib(f"node{inst[len('instance'):]}{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
                             extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
