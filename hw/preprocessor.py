@@ -11,7 +11,11 @@ screen window: rows ``YStart .. YStart+H-1``, colour clocks 68..227), ``line_end
 end of a scanline) and ``frame_end`` (strobe, ALE's end of frame). The block expects exactly
 ``H`` lines of 160 visible pixels per frame; ``frame_end`` restarts its counters, so a short
 or long frame cannot misalign the next one, and ``sync_error`` (sticky until ``clear``)
-records a ``line_end`` inside a visible line or a ``frame_end`` after a partial frame.
+records a ``line_end`` inside a visible line, a partial frame (some lines, fewer than ``H``)
+that was pushed, or a pushed frame (without ``zero_prev``) whose previous frame was partial:
+ALE 0.12's screen keeps the rows a short frame does not reach from two frames before (Stella's
+two frame buffers), which the previous-frame memory does not hold. A partial frame that is
+neither is not an error: the next complete frame overwrites the previous-frame memory.
 
 How it computes without a buffer of the current frame (see the fixed-point scheme in
 :mod:`nc2600.hls_models.preprocessor`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
@@ -329,10 +333,23 @@ class Preprocessor(wiring.Component):
                 in_line()
         with m.If(line_error):
             m.d.sync += self.sync_error.eq(1)
+        # a partial frame (some lines, not H) is an error when its pixels reach an observation:
+        # pushed itself, or the previous frame of a pushed one (ALE's screen keeps the rows a
+        # short frame does not reach from two frames before, which the previous-frame memory does
+        # not hold); a partial frame that only passes by (e.g. the first frame of a restarted
+        # game, before the start's observation) is overwritten by the next complete frame
+        partial, prev_partial = Signal(), Signal()
+        m.d.comb += partial.eq(~((y == H) | ((y == 0) & (x == 0))))
+        with m.If(pos.accept & pos.first & self.ctl.push & ~self.ctl.zero_prev & prev_partial):
+            m.d.sync += self.sync_error.eq(1)
         with m.If(s.frame_end):
             m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets]
-            with m.If(~((y == H) | ((y == 0) & (x == 0)))):
+            with m.If(~((y == 0) & (x == 0))):
+                m.d.sync += prev_partial.eq(partial)
+            with m.If(partial & pos.frame_push):
                 m.d.sync += self.sync_error.eq(1)
+        with m.If(self.ctl.clear):
+            m.d.sync += prev_partial.eq(0)
 
     def _next_row_base(self, row_base):
         """``row_base``'s step to the next output row: ``r * 84`` (the byte stack), or in the word

@@ -6,110 +6,120 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire [8:0] \$10 ;
   reg \$100 ;
   reg \$101 ;
-  reg [15:0] \$102 ;
-  reg \$103 ;
-  reg [7:0] \$104 ;
-  reg [7:0] \$105 ;
-  reg \$106 ;
-  reg \$107 ;
+  reg [6:0] \$102 ;
+  reg [6:0] \$103 ;
+  reg [6:0] \$104 ;
+  reg \$105 ;
+  reg [6:0] \$106 ;
+  reg [6:0] \$107 ;
   reg \$108 ;
-  reg \$109 ;
+  reg [12:0] \$109 ;
   wire [8:0] \$11 ;
-  reg [6:0] \$110 ;
-  reg [6:0] \$111 ;
-  reg [6:0] \$112 ;
+  reg \$110 ;
+  reg \$111 ;
+  reg [15:0] \$112 ;
   reg \$113 ;
-  reg [6:0] \$114 ;
-  reg [6:0] \$115 ;
+  reg [7:0] \$114 ;
+  reg [7:0] \$115 ;
   reg \$116 ;
-  reg [12:0] \$117 ;
+  reg \$117 ;
   reg \$118 ;
   reg \$119 ;
   wire [8:0] \$12 ;
-  reg [15:0] \$120 ;
-  reg [15:0] \$121 ;
-  reg \$122 ;
+  reg [6:0] \$120 ;
+  reg [6:0] \$121 ;
+  reg [6:0] \$122 ;
   reg \$123 ;
-  reg \$124 ;
+  reg [6:0] \$124 ;
   reg [6:0] \$125 ;
   reg \$126 ;
-  reg [6:0] \$127 ;
-  reg [6:0] \$128 ;
+  reg [12:0] \$127 ;
+  reg \$128 ;
   reg \$129 ;
   wire [8:0] \$13 ;
-  reg [12:0] \$130 ;
-  reg \$131 ;
+  reg [15:0] \$130 ;
+  reg [15:0] \$131 ;
   reg \$132 ;
-  reg [15:0] \$133 ;
+  reg \$133 ;
   reg \$134 ;
-  reg [15:0] \$135 ;
-  reg [6:0] \$136 ;
-  reg \$137 ;
+  reg [6:0] \$135 ;
+  reg \$136 ;
+  reg [6:0] \$137 ;
   reg [6:0] \$138 ;
-  reg [6:0] \$139 ;
+  reg \$139 ;
   wire [9:0] \$14 ;
-  reg \$140 ;
-  reg [12:0] \$141 ;
+  reg [12:0] \$140 ;
+  reg \$141 ;
   reg \$142 ;
-  reg \$143 ;
-  reg [23:0] \$144 ;
-  reg [23:0] \$145 ;
-  reg [23:0] \$146 ;
+  reg [15:0] \$143 ;
+  reg \$144 ;
+  reg [15:0] \$145 ;
+  reg [6:0] \$146 ;
   reg \$147 ;
   reg [6:0] \$148 ;
-  reg \$149 ;
+  reg [6:0] \$149 ;
   wire [9:0] \$15 ;
-  reg [12:0] \$150 ;
-  reg \$151 ;
+  reg \$150 ;
+  reg [12:0] \$151 ;
   reg \$152 ;
   reg \$153 ;
   reg [23:0] \$154 ;
-  reg [12:0] \$155 ;
-  reg \$156 ;
+  reg [23:0] \$155 ;
+  reg [23:0] \$156 ;
   reg \$157 ;
-  reg [46:0] \$158 ;
+  reg [6:0] \$158 ;
   reg \$159 ;
   wire \$16 ;
   reg [12:0] \$160 ;
   reg \$161 ;
   reg \$162 ;
   reg \$163 ;
-  reg [1:0] \$164 ;
-  reg [2:0] \$165 ;
+  reg [23:0] \$164 ;
+  reg [12:0] \$165 ;
+  reg \$166 ;
+  reg \$167 ;
+  reg [46:0] \$168 ;
+  reg \$169 ;
   wire \$17 ;
-  wire [15:0] \$18 ;
-  wire [16:0] \$19 ;
+  reg [12:0] \$170 ;
+  reg \$171 ;
+  reg \$172 ;
+  reg \$173 ;
+  reg [1:0] \$174 ;
+  reg [2:0] \$175 ;
+  wire \$18 ;
+  wire \$19 ;
   wire \$2 ;
-  wire [24:0] \$20 ;
-  reg [14:0] \$21 ;
-  wire [15:0] \$22 ;
-  wire [46:0] \$23 ;
-  wire \$24 ;
-  wire [3:0] \$25 ;
-  wire [3:0] \$26 ;
-  wire \$27 ;
-  wire [2:0] \$28 ;
-  reg [14:0] \$29 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire [15:0] \$23 ;
+  wire [16:0] \$24 ;
+  wire [24:0] \$25 ;
+  reg [14:0] \$26 ;
+  wire [15:0] \$27 ;
+  wire [46:0] \$28 ;
+  wire \$29 ;
   wire [8:0] \$3 ;
-  wire [15:0] \$30 ;
-  wire [16:0] \$31 ;
+  wire [3:0] \$30 ;
+  wire [3:0] \$31 ;
   wire \$32 ;
-  wire [8:0] \$33 ;
-  wire [8:0] \$34 ;
-  wire [9:0] \$35 ;
-  wire [13:0] \$36 ;
-  wire [8:0] \$37 ;
+  wire [2:0] \$33 ;
+  reg [14:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [16:0] \$36 ;
+  wire \$37 ;
   wire [8:0] \$38 ;
   wire [8:0] \$39 ;
   wire [8:0] \$4 ;
   wire [9:0] \$40 ;
-  wire [7:0] \$41 ;
+  wire [13:0] \$41 ;
   wire [8:0] \$42 ;
-  wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
-  wire \$47 ;
+  wire [8:0] \$43 ;
+  wire [8:0] \$44 ;
+  wire [9:0] \$45 ;
+  wire [7:0] \$46 ;
+  wire [8:0] \$47 ;
   wire \$48 ;
   wire \$49 ;
   wire [8:0] \$5 ;
@@ -124,59 +134,60 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$58 ;
   wire \$59 ;
   wire [8:0] \$6 ;
-  wire [14:0] \$60 ;
-  wire [14:0] \$61 ;
-  wire [15:0] \$62 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
   wire \$63 ;
-  wire [22:0] \$64 ;
-  wire [22:0] \$65 ;
-  wire [23:0] \$66 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
   wire \$67 ;
-  wire [24:0] \$68 ;
-  wire [13:0] \$69 ;
+  wire \$68 ;
+  wire [14:0] \$69 ;
   wire [9:0] \$7 ;
-  wire [46:0] \$70 ;
-  wire \$71 ;
+  wire [14:0] \$70 ;
+  wire [15:0] \$71 ;
   wire \$72 ;
-  wire \$73 ;
-  wire \$74 ;
-  wire [2:0] \$75 ;
+  wire [22:0] \$73 ;
+  wire [22:0] \$74 ;
+  wire [23:0] \$75 ;
   wire \$76 ;
-  wire [3:0] \$77 ;
-  wire [3:0] \$78 ;
-  reg [15:0] \$79 ;
+  wire [24:0] \$77 ;
+  wire [13:0] \$78 ;
+  wire [46:0] \$79 ;
   wire [9:0] \$8 ;
-  reg \$80 ;
-  reg \$81 ;
-  reg [7:0] \$82 ;
-  reg [7:0] \$83 ;
-  reg [6:0] \$84 ;
-  reg [7:0] \$85 ;
-  reg [7:0] \$86 ;
-  reg [12:0] \$87 ;
-  reg \$88 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire \$83 ;
+  wire [2:0] \$84 ;
+  wire \$85 ;
+  wire [3:0] \$86 ;
+  wire [3:0] \$87 ;
+  reg [15:0] \$88 ;
   reg \$89 ;
   wire \$9 ;
   reg \$90 ;
-  reg \$91 ;
-  reg [6:0] \$92 ;
+  reg [7:0] \$91 ;
+  reg [7:0] \$92 ;
   reg [6:0] \$93 ;
-  reg [6:0] \$94 ;
-  reg \$95 ;
-  reg [6:0] \$96 ;
-  reg [6:0] \$97 ;
+  reg [7:0] \$94 ;
+  reg [7:0] \$95 ;
+  reg [12:0] \$96 ;
+  reg \$97 ;
   reg \$98 ;
-  reg [12:0] \$99 ;
+  reg \$99 ;
   wire [6:0] \$signal ;
   wire [6:0] \$signal$28 ;
+  wire \$signal$33 ;
   reg [15:0] \$signature__addr  = 16'h0000;
-  reg [6:0] \$signature__addr$47  = 7'h00;
-  wire [14:0] \$signature__addr$59 ;
-  wire [14:0] \$signature__addr$70 ;
+  reg [6:0] \$signature__addr$48  = 7'h00;
+  wire [14:0] \$signature__addr$60 ;
+  wire [14:0] \$signature__addr$71 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$121 ;
-  wire [7:0] \$signature__data$71 ;
-  wire [7:0] \$signature__data$87 ;
+  wire [23:0] \$signature__data$123 ;
+  wire [7:0] \$signature__data$72 ;
+  wire [7:0] \$signature__data$89 ;
   wire \$signature__en ;
   reg [23:0] acc4 = 24'h000000;
   wire accept;
@@ -238,6 +249,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   reg [15:0] pa2 = 16'h0000;
   reg [15:0] pb2 = 16'h0000;
   reg [7:0] prev1b = 8'h00;
+  reg prev_partial = 1'h0;
   reg [15:0] prev_wr__addr = 16'h0000;
   wire [7:0] prev_wr__data;
   reg prev_wr__en = 1'h0;
@@ -595,7 +607,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   always @(posedge clk) begin
     _1_ <= prev[\$signature__addr ];
   end
-  assign \$signature__data$87  = _1_;
+  assign \$signature__data$89  = _1_;
   reg [7:0] stack [28223:0];
   integer stack__i;
   initial begin
@@ -603,11 +615,11 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      stack[\$22 [14:0]] <= \$23 [7:0];
+      stack[\$27 [14:0]] <= \$28 [7:0];
   end
   reg [7:0] _2_;
   always @(posedge clk) begin
-    _2_ <= stack[\$30 [14:0]];
+    _2_ <= stack[\$35 [14:0]];
   end
   assign rd__data = _2_;
   reg [23:0] vacc [83:0];
@@ -621,9 +633,9 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   reg [23:0] _3_;
   always @(posedge clk) begin
-    _3_ <= vacc[\$signature__addr$47 ];
+    _3_ <= vacc[\$signature__addr$48 ];
   end
-  assign \$signature__data$121  = _3_;
+  assign \$signature__data$123  = _3_;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
@@ -645,1001 +657,1031 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$13  = px + 7'h54;
   assign \$14  = \$13  - 8'ha0;
   assign \$15  = col_done ? \$14  : 10'h000;
-  assign \$16  = grey1b > prev1b;
-  assign \$17  = zero1b | \$16 ;
-  assign g = \$17  ? grey1b : prev1b;
-  assign \$18  = x0_2 ? 16'h0000 : hacc;
-  assign \$19  = \$18  + pa2;
-  assign \$20  = acc4 + va4;
-  assign vacc_wr__data = rd4 ? vb4 : \$20 [23:0];
-  assign \$22  = \$21  + idx6;
+  assign \$16  = y == 8'hd2;
+  assign \$17  = ! y;
+  assign \$18  = ! x;
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = \$16  | \$19 ;
+  assign \$signal$33  = ~ \$20 ;
+  assign \$21  = grey1b > prev1b;
+  assign \$22  = zero1b | \$21 ;
+  assign g = \$22  ? grey1b : prev1b;
+  assign \$23  = x0_2 ? 16'h0000 : hacc;
+  assign \$24  = \$23  + pa2;
+  assign \$25  = acc4 + va4;
+  assign vacc_wr__data = rd4 ? vb4 : \$25 [23:0];
+  assign \$27  = \$26  + idx6;
   assign \$signature__en  = v6 & push6;
-  assign \$24  = ! filled;
-  assign \$25  = 3'h4 - filled;
-  assign \$26  = \$24  ? 4'h3 : \$25 ;
-  assign \$27  = rd__frame < \$26 [1:0];
-  assign logical = \$27  ? \$26 [1:0] : rd__frame;
-  assign \$28  = head + logical;
-  assign \$30  = \$29  + rd__index;
-  assign \$31  = \$signature__addr  + 1'h1;
-  assign \$32  = x == 8'h9f;
-  assign \$33  = y + 1'h1;
-  assign \$34  = py + 7'h54;
-  assign \$35  = \$34  - 8'hd2;
-  assign \$36  = row_base + 7'h54;
-  assign \$37  = py + 7'h54;
-  assign \$38  = x + 1'h1;
-  assign \$39  = px + 7'h54;
-  assign \$40  = \$39  - 8'ha0;
-  assign \$41  = c + 1'h1;
-  assign \$42  = px + 7'h54;
-  assign \$43  = | x;
-  assign \$44  = stream__line_end & \$43 ;
-  assign \$45  = x == 8'h9f;
-  assign \$46  = accept & \$45 ;
-  assign \$47  = ~ \$46 ;
-  assign \$48  = \$44  & \$47 ;
-  assign \$49  = y == 8'hd2;
-  assign \$50  = ! y;
-  assign \$51  = ! x;
-  assign \$52  = \$50  & \$51 ;
-  assign \$53  = \$49  | \$52 ;
-  assign \$54  = ~ \$53 ;
-  assign \$55  = ! x;
-  assign \$56  = ! y;
-  assign \$57  = x == 8'h9f;
-  assign \$58  = y == 8'hd1;
-  assign \$59  = \$57  & \$58 ;
-  assign \$60  = wxa1b * g;
-  assign \$61  = wxb1b * g;
-  assign \$62  = cd2 ? pb2 : \$19 [15:0];
-  assign \$63  = v2 & cd2;
-  assign \$64  = wya3 * h3;
-  assign \$65  = wyb3 * h3;
-  assign \$66  = top3 ? 24'h000000 : \$signature__data$121 ;
-  assign \$67  = vacc_wr__en & rd4;
-  assign \$68  = \$20 [23:0] + 15'h41a0;
-  assign \$69  = base4 + vacc_wr__addr;
-  assign \$70  = num5 * 23'h7cd49b;
-  assign \$71  = accept & first;
-  assign \$72  = \$71  & ctl__push;
-  assign \$73  = v6 & push6;
-  assign \$74  = \$73  & last6;
-  assign \$75  = head + 1'h1;
-  assign \$76  = filled == 3'h4;
-  assign \$77  = filled + 1'h1;
-  assign \$78  = \$76  ? 4'h4 : \$77 ;
+  assign \$29  = ! filled;
+  assign \$30  = 3'h4 - filled;
+  assign \$31  = \$29  ? 4'h3 : \$30 ;
+  assign \$32  = rd__frame < \$31 [1:0];
+  assign logical = \$32  ? \$31 [1:0] : rd__frame;
+  assign \$33  = head + logical;
+  assign \$35  = \$34  + rd__index;
+  assign \$36  = \$signature__addr  + 1'h1;
+  assign \$37  = x == 8'h9f;
+  assign \$38  = y + 1'h1;
+  assign \$39  = py + 7'h54;
+  assign \$40  = \$39  - 8'hd2;
+  assign \$41  = row_base + 7'h54;
+  assign \$42  = py + 7'h54;
+  assign \$43  = x + 1'h1;
+  assign \$44  = px + 7'h54;
+  assign \$45  = \$44  - 8'ha0;
+  assign \$46  = c + 1'h1;
+  assign \$47  = px + 7'h54;
+  assign \$48  = | x;
+  assign \$49  = stream__line_end & \$48 ;
+  assign \$50  = x == 8'h9f;
+  assign \$51  = accept & \$50 ;
+  assign \$52  = ~ \$51 ;
+  assign \$53  = \$49  & \$52 ;
+  assign \$54  = accept & first;
+  assign \$55  = \$54  & ctl__push;
+  assign \$56  = ~ ctl__zero_prev;
+  assign \$57  = \$55  & \$56 ;
+  assign \$58  = \$57  & prev_partial;
+  assign \$59  = ! y;
+  assign \$60  = ! x;
+  assign \$61  = \$59  & \$60 ;
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$signal$33  & frame_push;
+  assign \$64  = ! x;
+  assign \$65  = ! y;
+  assign \$66  = x == 8'h9f;
+  assign \$67  = y == 8'hd1;
+  assign \$68  = \$66  & \$67 ;
+  assign \$69  = wxa1b * g;
+  assign \$70  = wxb1b * g;
+  assign \$71  = cd2 ? pb2 : \$24 [15:0];
+  assign \$72  = v2 & cd2;
+  assign \$73  = wya3 * h3;
+  assign \$74  = wyb3 * h3;
+  assign \$75  = top3 ? 24'h000000 : \$signature__data$123 ;
+  assign \$76  = vacc_wr__en & rd4;
+  assign \$77  = \$25 [23:0] + 15'h41a0;
+  assign \$78  = base4 + vacc_wr__addr;
+  assign \$79  = num5 * 23'h7cd49b;
+  assign \$80  = accept & first;
+  assign \$81  = \$80  & ctl__push;
+  assign \$82  = v6 & push6;
+  assign \$83  = \$82  & last6;
+  assign \$84  = head + 1'h1;
+  assign \$85  = filled == 3'h4;
+  assign \$86  = filled + 1'h1;
+  assign \$87  = \$85  ? 4'h4 : \$86 ;
   always @(posedge clk)
-    \$signature__addr  <= \$79 ;
+    \$signature__addr  <= \$88 ;
   always @(posedge clk)
-    frame_push <= \$80 ;
+    frame_push <= \$89 ;
   always @(posedge clk)
-    frame_zero <= \$81 ;
+    frame_zero <= \$90 ;
   always @(posedge clk)
-    x <= \$82 ;
+    x <= \$91 ;
   always @(posedge clk)
-    px <= \$83 ;
+    px <= \$92 ;
   always @(posedge clk)
-    c <= \$84 ;
+    c <= \$93 ;
   always @(posedge clk)
-    y <= \$85 ;
+    y <= \$94 ;
   always @(posedge clk)
-    py <= \$86 ;
+    py <= \$95 ;
   always @(posedge clk)
-    row_base <= \$87 ;
+    row_base <= \$96 ;
   always @(posedge clk)
-    sync_error <= \$88 ;
+    sync_error <= \$97 ;
   always @(posedge clk)
-    prev_wr__en <= \$89 ;
+    prev_partial <= \$98 ;
   always @(posedge clk)
-    x0_1 <= \$90 ;
+    prev_wr__en <= \$99 ;
   always @(posedge clk)
-    cd1 <= \$91 ;
+    x0_1 <= \$100 ;
   always @(posedge clk)
-    wxa1 <= \$92 ;
+    cd1 <= \$101 ;
   always @(posedge clk)
-    wxb1 <= \$93 ;
+    wxa1 <= \$102 ;
   always @(posedge clk)
-    c1 <= \$94 ;
+    wxb1 <= \$103 ;
   always @(posedge clk)
-    rd1 <= \$95 ;
+    c1 <= \$104 ;
   always @(posedge clk)
-    wya1 <= \$96 ;
+    rd1 <= \$105 ;
   always @(posedge clk)
-    wyb1 <= \$97 ;
+    wya1 <= \$106 ;
   always @(posedge clk)
-    top1 <= \$98 ;
+    wyb1 <= \$107 ;
   always @(posedge clk)
-    base1 <= \$99 ;
+    top1 <= \$108 ;
   always @(posedge clk)
-    last1 <= \$100 ;
+    base1 <= \$109 ;
   always @(posedge clk)
-    push1 <= \$101 ;
+    last1 <= \$110 ;
   always @(posedge clk)
-    prev_wr__addr <= \$102 ;
+    push1 <= \$111 ;
   always @(posedge clk)
-    zero1 <= \$103 ;
+    prev_wr__addr <= \$112 ;
   always @(posedge clk)
-    grey1b <= \$104 ;
+    zero1 <= \$113 ;
   always @(posedge clk)
-    prev1b <= \$105 ;
+    grey1b <= \$114 ;
   always @(posedge clk)
-    zero1b <= \$106 ;
+    prev1b <= \$115 ;
   always @(posedge clk)
-    v1b <= \$107 ;
+    zero1b <= \$116 ;
   always @(posedge clk)
-    x0_1b <= \$108 ;
+    v1b <= \$117 ;
   always @(posedge clk)
-    cd1b <= \$109 ;
+    x0_1b <= \$118 ;
   always @(posedge clk)
-    c1b <= \$110 ;
+    cd1b <= \$119 ;
   always @(posedge clk)
-    wxa1b <= \$111 ;
+    c1b <= \$120 ;
   always @(posedge clk)
-    wxb1b <= \$112 ;
+    wxa1b <= \$121 ;
   always @(posedge clk)
-    rd1b <= \$113 ;
+    wxb1b <= \$122 ;
   always @(posedge clk)
-    wya1b <= \$114 ;
+    rd1b <= \$123 ;
   always @(posedge clk)
-    wyb1b <= \$115 ;
+    wya1b <= \$124 ;
   always @(posedge clk)
-    top1b <= \$116 ;
+    wyb1b <= \$125 ;
   always @(posedge clk)
-    base1b <= \$117 ;
+    top1b <= \$126 ;
   always @(posedge clk)
-    last1b <= \$118 ;
+    base1b <= \$127 ;
   always @(posedge clk)
-    push1b <= \$119 ;
+    last1b <= \$128 ;
   always @(posedge clk)
-    pa2 <= \$120 ;
+    push1b <= \$129 ;
   always @(posedge clk)
-    pb2 <= \$121 ;
+    pa2 <= \$130 ;
   always @(posedge clk)
-    v2 <= \$122 ;
+    pb2 <= \$131 ;
   always @(posedge clk)
-    x0_2 <= \$123 ;
+    v2 <= \$132 ;
   always @(posedge clk)
-    cd2 <= \$124 ;
+    x0_2 <= \$133 ;
   always @(posedge clk)
-    \$signature__addr$47  <= \$125 ;
+    cd2 <= \$134 ;
   always @(posedge clk)
-    rd2 <= \$126 ;
+    \$signature__addr$48  <= \$135 ;
   always @(posedge clk)
-    wya2 <= \$127 ;
+    rd2 <= \$136 ;
   always @(posedge clk)
-    wyb2 <= \$128 ;
+    wya2 <= \$137 ;
   always @(posedge clk)
-    top2 <= \$129 ;
+    wyb2 <= \$138 ;
   always @(posedge clk)
-    base2 <= \$130 ;
+    top2 <= \$139 ;
   always @(posedge clk)
-    last2 <= \$131 ;
+    base2 <= \$140 ;
   always @(posedge clk)
-    push2 <= \$132 ;
+    last2 <= \$141 ;
   always @(posedge clk)
-    hacc <= \$133 ;
+    push2 <= \$142 ;
   always @(posedge clk)
-    v3 <= \$134 ;
+    hacc <= \$143 ;
   always @(posedge clk)
-    h3 <= \$135 ;
+    v3 <= \$144 ;
   always @(posedge clk)
-    c3 <= \$136 ;
+    h3 <= \$145 ;
   always @(posedge clk)
-    rd3 <= \$137 ;
+    c3 <= \$146 ;
   always @(posedge clk)
-    wya3 <= \$138 ;
+    rd3 <= \$147 ;
   always @(posedge clk)
-    wyb3 <= \$139 ;
+    wya3 <= \$148 ;
   always @(posedge clk)
-    top3 <= \$140 ;
+    wyb3 <= \$149 ;
   always @(posedge clk)
-    base3 <= \$141 ;
+    top3 <= \$150 ;
   always @(posedge clk)
-    last3 <= \$142 ;
+    base3 <= \$151 ;
   always @(posedge clk)
-    push3 <= \$143 ;
+    last3 <= \$152 ;
   always @(posedge clk)
-    va4 <= \$144 ;
+    push3 <= \$153 ;
   always @(posedge clk)
-    vb4 <= \$145 ;
+    va4 <= \$154 ;
   always @(posedge clk)
-    acc4 <= \$146 ;
+    vb4 <= \$155 ;
   always @(posedge clk)
-    vacc_wr__en <= \$147 ;
+    acc4 <= \$156 ;
   always @(posedge clk)
-    vacc_wr__addr <= \$148 ;
+    vacc_wr__en <= \$157 ;
   always @(posedge clk)
-    rd4 <= \$149 ;
+    vacc_wr__addr <= \$158 ;
   always @(posedge clk)
-    base4 <= \$150 ;
+    rd4 <= \$159 ;
   always @(posedge clk)
-    last4 <= \$151 ;
+    base4 <= \$160 ;
   always @(posedge clk)
-    push4 <= \$152 ;
+    last4 <= \$161 ;
   always @(posedge clk)
-    v5 <= \$153 ;
+    push4 <= \$162 ;
   always @(posedge clk)
-    num5 <= \$154 ;
+    v5 <= \$163 ;
   always @(posedge clk)
-    idx5 <= \$155 ;
+    num5 <= \$164 ;
   always @(posedge clk)
-    last5 <= \$156 ;
+    idx5 <= \$165 ;
   always @(posedge clk)
-    push5 <= \$157 ;
+    last5 <= \$166 ;
   always @(posedge clk)
-    prod6 <= \$158 ;
+    push5 <= \$167 ;
   always @(posedge clk)
-    v6 <= \$159 ;
+    prod6 <= \$168 ;
   always @(posedge clk)
-    idx6 <= \$160 ;
+    v6 <= \$169 ;
   always @(posedge clk)
-    last6 <= \$161 ;
+    idx6 <= \$170 ;
   always @(posedge clk)
-    push6 <= \$162 ;
+    last6 <= \$171 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$163 ;
+    push6 <= \$172 ;
   always @(posedge clk)
-    head <= \$164 ;
+    ctl__obs_valid <= \$173 ;
   always @(posedge clk)
-    filled <= \$165 ;
+    head <= \$174 ;
+  always @(posedge clk)
+    filled <= \$175 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$21  = 15'h0000;
+          \$26  = 15'h0000;
       2'h1:
-          \$21  = 15'h1b90;
+          \$26  = 15'h1b90;
       2'h2:
-          \$21  = 15'h3720;
+          \$26  = 15'h3720;
       2'h3:
-          \$21  = 15'h52b0;
+          \$26  = 15'h52b0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$28 [1:0])
+    casez (\$33 [1:0])
       2'h0:
-          \$29  = 15'h0000;
+          \$34  = 15'h0000;
       2'h1:
-          \$29  = 15'h1b90;
+          \$34  = 15'h1b90;
       2'h2:
-          \$29  = 15'h3720;
+          \$34  = 15'h3720;
       2'h3:
-          \$29  = 15'h52b0;
+          \$34  = 15'h52b0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$79  = \$signature__addr ;
+    \$88  = \$signature__addr ;
     if (accept) begin
-      \$79  = \$31 [15:0];
+      \$88  = \$36 [15:0];
     end
     if (stream__frame_end) begin
-      \$79  = 16'h0000;
+      \$88  = 16'h0000;
     end
     if (rst) begin
-      \$79  = 16'h0000;
+      \$88  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$80  = frame_push;
+    \$89  = frame_push;
     if (accept) begin
       if (first) begin
-        \$80  = ctl__push;
+        \$89  = ctl__push;
       end
     end
-    if (rst) begin
-      \$80  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$81  = frame_zero;
-    if (accept) begin
-      if (first) begin
-        \$81  = ctl__zero_prev;
-      end
-    end
-    if (rst) begin
-      \$81  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$82  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$32 ) begin
-        \$82  = 8'h00;
-      end else begin
-        \$82  = \$38 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$82  = 8'h00;
-    end
-    if (rst) begin
-      \$82  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$83  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$32 ) begin
-        \$83  = 8'h00;
-      end else begin
-        (* full_case = 32'd1 *)
-        if (col_done) begin
-          \$83  = \$40 [7:0];
-        end else begin
-          \$83  = \$42 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$83  = 8'h00;
-    end
-    if (rst) begin
-      \$83  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$84  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$32 ) begin
-        \$84  = 7'h00;
-      end else begin
-        if (col_done) begin
-          \$84  = \$41 [6:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$84  = 7'h00;
-    end
-    if (rst) begin
-      \$84  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$85  = y;
-    if (accept) begin
-      if (\$32 ) begin
-        \$85  = \$33 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$85  = 8'h00;
-    end
-    if (rst) begin
-      \$85  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$86  = py;
-    if (accept) begin
-      if (\$32 ) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$86  = \$35 [7:0];
-        end else begin
-          \$86  = \$37 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$86  = 8'h00;
-    end
-    if (rst) begin
-      \$86  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$87  = row_base;
-    if (accept) begin
-      if (\$32 ) begin
-        if (row_done) begin
-          \$87  = \$36 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$87  = 13'h0000;
-    end
-    if (rst) begin
-      \$87  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$88  = sync_error;
-    if (\$48 ) begin
-      \$88  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$54 ) begin
-        \$88  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$88  = 1'h0;
-    end
-    if (rst) begin
-      \$88  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$89  = accept;
     if (rst) begin
       \$89  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$90  = \$55 ;
+    \$90  = frame_zero;
+    if (accept) begin
+      if (first) begin
+        \$90  = ctl__zero_prev;
+      end
+    end
     if (rst) begin
       \$90  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$91  = col_done;
+    \$91  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$37 ) begin
+        \$91  = 8'h00;
+      end else begin
+        \$91  = \$43 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$91  = 8'h00;
+    end
     if (rst) begin
-      \$91  = 1'h0;
+      \$91  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$92  = \$12 [6:0];
+    \$92  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$37 ) begin
+        \$92  = 8'h00;
+      end else begin
+        (* full_case = 32'd1 *)
+        if (col_done) begin
+          \$92  = \$45 [7:0];
+        end else begin
+          \$92  = \$47 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$92  = 8'h00;
+    end
     if (rst) begin
-      \$92  = 7'h00;
+      \$92  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$93  = \$15 [6:0];
+    \$93  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$37 ) begin
+        \$93  = 7'h00;
+      end else begin
+        if (col_done) begin
+          \$93  = \$46 [6:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$93  = 7'h00;
+    end
     if (rst) begin
       \$93  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$94  = c;
+    \$94  = y;
+    if (accept) begin
+      if (\$37 ) begin
+        \$94  = \$38 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$94  = 8'h00;
+    end
     if (rst) begin
-      \$94  = 7'h00;
+      \$94  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$95  = row_done;
+    \$95  = py;
+    if (accept) begin
+      if (\$37 ) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$95  = \$40 [7:0];
+        end else begin
+          \$95  = \$42 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$95  = 8'h00;
+    end
     if (rst) begin
-      \$95  = 1'h0;
+      \$95  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$96  = \$5 [6:0];
+    \$96  = row_base;
+    if (accept) begin
+      if (\$37 ) begin
+        if (row_done) begin
+          \$96  = \$41 [12:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$96  = 13'h0000;
+    end
     if (rst) begin
-      \$96  = 7'h00;
+      \$96  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$97  = \$8 [6:0];
+    \$97  = sync_error;
+    if (\$53 ) begin
+      \$97  = 1'h1;
+    end
+    if (\$58 ) begin
+      \$97  = 1'h1;
+    end
+    if (stream__frame_end) begin
+      if (\$63 ) begin
+        \$97  = 1'h1;
+      end
+    end
+    if (ctl__clear) begin
+      \$97  = 1'h0;
+    end
     if (rst) begin
-      \$97  = 7'h00;
+      \$97  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$98  = \$56 ;
+    \$98  = prev_partial;
+    if (stream__frame_end) begin
+      if (\$62 ) begin
+        \$98  = \$signal$33 ;
+      end
+    end
+    if (ctl__clear) begin
+      \$98  = 1'h0;
+    end
     if (rst) begin
       \$98  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$99  = row_base;
+    \$99  = accept;
     if (rst) begin
-      \$99  = 13'h0000;
+      \$99  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$100  = \$59 ;
+    \$100  = \$64 ;
     if (rst) begin
       \$100  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$101  = this_push;
+    \$101  = col_done;
     if (rst) begin
       \$101  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$102  = \$signature__addr ;
+    \$102  = \$12 [6:0];
     if (rst) begin
-      \$102  = 16'h0000;
+      \$102  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$103  = this_zero;
+    \$103  = \$15 [6:0];
     if (rst) begin
-      \$103  = 1'h0;
+      \$103  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$104  = prev_wr__data;
+    \$104  = c;
     if (rst) begin
-      \$104  = 8'h00;
+      \$104  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$105  = \$signature__data$87 ;
+    \$105  = row_done;
     if (rst) begin
-      \$105  = 8'h00;
+      \$105  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$106  = zero1;
+    \$106  = \$5 [6:0];
     if (rst) begin
-      \$106  = 1'h0;
+      \$106  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$107  = prev_wr__en;
+    \$107  = \$8 [6:0];
     if (rst) begin
-      \$107  = 1'h0;
+      \$107  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$108  = x0_1;
+    \$108  = \$65 ;
     if (rst) begin
       \$108  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$109  = cd1;
+    \$109  = row_base;
     if (rst) begin
-      \$109  = 1'h0;
+      \$109  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$110  = c1;
+    \$110  = \$68 ;
     if (rst) begin
-      \$110  = 7'h00;
+      \$110  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$111  = wxa1;
+    \$111  = this_push;
     if (rst) begin
-      \$111  = 7'h00;
+      \$111  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$112  = wxb1;
+    \$112  = \$signature__addr ;
     if (rst) begin
-      \$112  = 7'h00;
+      \$112  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$113  = rd1;
+    \$113  = this_zero;
     if (rst) begin
       \$113  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$114  = wya1;
+    \$114  = prev_wr__data;
     if (rst) begin
-      \$114  = 7'h00;
+      \$114  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$115  = wyb1;
+    \$115  = \$signature__data$89 ;
     if (rst) begin
-      \$115  = 7'h00;
+      \$115  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$116  = top1;
+    \$116  = zero1;
     if (rst) begin
       \$116  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$117  = base1;
+    \$117  = prev_wr__en;
     if (rst) begin
-      \$117  = 13'h0000;
+      \$117  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$118  = last1;
+    \$118  = x0_1;
     if (rst) begin
       \$118  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$119  = push1;
+    \$119  = cd1;
     if (rst) begin
       \$119  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$120  = { 1'h0, \$60  };
+    \$120  = c1;
     if (rst) begin
-      \$120  = 16'h0000;
+      \$120  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$121  = { 1'h0, \$61  };
+    \$121  = wxa1;
     if (rst) begin
-      \$121  = 16'h0000;
+      \$121  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$122  = v1b;
+    \$122  = wxb1;
     if (rst) begin
-      \$122  = 1'h0;
+      \$122  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$123  = x0_1b;
+    \$123  = rd1;
     if (rst) begin
       \$123  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$124  = cd1b;
+    \$124  = wya1;
     if (rst) begin
-      \$124  = 1'h0;
+      \$124  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$125  = c1b;
+    \$125  = wyb1;
     if (rst) begin
       \$125  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$126  = rd1b;
+    \$126  = top1;
     if (rst) begin
       \$126  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$127  = wya1b;
+    \$127  = base1;
     if (rst) begin
-      \$127  = 7'h00;
+      \$127  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$128  = wyb1b;
+    \$128  = last1;
     if (rst) begin
-      \$128  = 7'h00;
+      \$128  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$129  = top1b;
+    \$129  = push1;
     if (rst) begin
       \$129  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$130  = base1b;
+    \$130  = { 1'h0, \$69  };
     if (rst) begin
-      \$130  = 13'h0000;
+      \$130  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$131  = last1b;
+    \$131  = { 1'h0, \$70  };
     if (rst) begin
-      \$131  = 1'h0;
+      \$131  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$132  = push1b;
+    \$132  = v1b;
     if (rst) begin
       \$132  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$133  = hacc;
-    if (v2) begin
-      \$133  = \$62 ;
-    end
+    \$133  = x0_1b;
     if (rst) begin
-      \$133  = 16'h0000;
+      \$133  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$134  = \$63 ;
+    \$134  = cd1b;
     if (rst) begin
       \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$135  = \$19 [15:0];
+    \$135  = c1b;
     if (rst) begin
-      \$135  = 16'h0000;
+      \$135  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$136  = \$signature__addr$47 ;
+    \$136  = rd1b;
     if (rst) begin
-      \$136  = 7'h00;
+      \$136  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$137  = rd2;
+    \$137  = wya1b;
     if (rst) begin
-      \$137  = 1'h0;
+      \$137  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$138  = wya2;
+    \$138  = wyb1b;
     if (rst) begin
       \$138  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$139  = wyb2;
+    \$139  = top1b;
     if (rst) begin
-      \$139  = 7'h00;
+      \$139  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$140  = top2;
+    \$140  = base1b;
     if (rst) begin
-      \$140  = 1'h0;
+      \$140  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$141  = base2;
+    \$141  = last1b;
     if (rst) begin
-      \$141  = 13'h0000;
+      \$141  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$142  = last2;
+    \$142  = push1b;
     if (rst) begin
       \$142  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$143  = push2;
+    \$143  = hacc;
+    if (v2) begin
+      \$143  = \$71 ;
+    end
     if (rst) begin
-      \$143  = 1'h0;
+      \$143  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$144  = { 1'h0, \$64  };
+    \$144  = \$72 ;
     if (rst) begin
-      \$144  = 24'h000000;
+      \$144  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$145  = { 1'h0, \$65  };
+    \$145  = \$24 [15:0];
     if (rst) begin
-      \$145  = 24'h000000;
+      \$145  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$146  = \$66 ;
+    \$146  = \$signature__addr$48 ;
     if (rst) begin
-      \$146  = 24'h000000;
+      \$146  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$147  = v3;
+    \$147  = rd2;
     if (rst) begin
       \$147  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$148  = c3;
+    \$148  = wya2;
     if (rst) begin
       \$148  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$149  = rd3;
+    \$149  = wyb2;
     if (rst) begin
-      \$149  = 1'h0;
+      \$149  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$150  = base3;
+    \$150  = top2;
     if (rst) begin
-      \$150  = 13'h0000;
+      \$150  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$151  = last3;
+    \$151  = base2;
     if (rst) begin
-      \$151  = 1'h0;
+      \$151  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$152  = push3;
+    \$152  = last2;
     if (rst) begin
       \$152  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$153  = \$67 ;
+    \$153  = push2;
     if (rst) begin
       \$153  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$154  = \$68 [23:0];
+    \$154  = { 1'h0, \$73  };
     if (rst) begin
       \$154  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$155  = \$69 [12:0];
+    \$155  = { 1'h0, \$74  };
     if (rst) begin
-      \$155  = 13'h0000;
+      \$155  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$156  = last4;
+    \$156  = \$75 ;
     if (rst) begin
-      \$156  = 1'h0;
+      \$156  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$157  = push4;
+    \$157  = v3;
     if (rst) begin
       \$157  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$158  = \$70 ;
+    \$158  = c3;
     if (rst) begin
-      \$158  = 47'h000000000000;
+      \$158  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$159  = v5;
+    \$159  = rd3;
     if (rst) begin
       \$159  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$160  = idx5;
+    \$160  = base3;
     if (rst) begin
       \$160  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$161  = last5;
+    \$161  = last3;
     if (rst) begin
       \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$162  = push5;
+    \$162  = push3;
     if (rst) begin
       \$162  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$163  = ctl__obs_valid;
-    if (\$72 ) begin
-      \$163  = 1'h0;
-    end
-    if (\$74 ) begin
-      \$163  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$163  = 1'h0;
-    end
+    \$163  = \$76 ;
     if (rst) begin
       \$163  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$164  = head;
-    if (\$74 ) begin
-      \$164  = \$75 [1:0];
-    end
-    if (ctl__clear) begin
-      \$164  = 2'h0;
-    end
+    \$164  = \$77 [23:0];
     if (rst) begin
-      \$164  = 2'h0;
+      \$164  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$165  = filled;
-    if (\$74 ) begin
-      \$165  = \$78 [2:0];
+    \$165  = \$78 [12:0];
+    if (rst) begin
+      \$165  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$166  = last4;
+    if (rst) begin
+      \$166  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$167  = push4;
+    if (rst) begin
+      \$167  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$168  = \$79 ;
+    if (rst) begin
+      \$168  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$169  = v5;
+    if (rst) begin
+      \$169  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$170  = idx5;
+    if (rst) begin
+      \$170  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$171  = last5;
+    if (rst) begin
+      \$171  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$172  = push5;
+    if (rst) begin
+      \$172  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$173  = ctl__obs_valid;
+    if (\$81 ) begin
+      \$173  = 1'h0;
+    end
+    if (\$83 ) begin
+      \$173  = 1'h1;
     end
     if (ctl__clear) begin
-      \$165  = 3'h0;
+      \$173  = 1'h0;
     end
     if (rst) begin
-      \$165  = 3'h0;
+      \$173  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$174  = head;
+    if (\$83 ) begin
+      \$174  = \$84 [1:0];
+    end
+    if (ctl__clear) begin
+      \$174  = 2'h0;
+    end
+    if (rst) begin
+      \$174  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$175  = filled;
+    if (\$83 ) begin
+      \$175  = \$87 [2:0];
+    end
+    if (ctl__clear) begin
+      \$175  = 3'h0;
+    end
+    if (rst) begin
+      \$175  = 3'h0;
     end
   end
   assign \$signal  = \$5 [6:0];
@@ -1651,15 +1693,15 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   assign addr1 = prev_wr__addr;
   assign lut_rd__data = prev_wr__data;
   assign v1 = prev_wr__en;
-  assign hsum = \$19 [15:0];
-  assign c2 = \$signature__addr$47 ;
-  assign tot = \$20 [23:0];
+  assign hsum = \$24 [15:0];
+  assign c2 = \$signature__addr$48 ;
+  assign tot = \$25 [23:0];
   assign c4 = vacc_wr__addr;
   assign v4 = vacc_wr__en;
-  assign \$signature__addr$59  = \$22 [14:0];
-  assign \$signature__data  = \$23 [7:0];
-  assign oldest = \$26 [1:0];
-  assign \$signature__addr$70  = \$30 [14:0];
-  assign \$signature__data$71  = rd__data;
-  assign \$23  = { 38'h0000000000, prod6[46:38] };
+  assign \$signature__addr$60  = \$27 [14:0];
+  assign \$signature__data  = \$28 [7:0];
+  assign oldest = \$31 [1:0];
+  assign \$signature__addr$71  = \$35 [14:0];
+  assign \$signature__data$72  = rd__data;
+  assign \$28  = { 38'h0000000000, prod6[46:38] };
 endmodule

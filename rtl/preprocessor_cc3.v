@@ -6,120 +6,120 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$10 ;
   wire \$100 ;
   wire \$101 ;
-  wire [2:0] \$102 ;
+  wire \$102 ;
   wire \$103 ;
-  wire [2:0] \$104 ;
+  wire \$104 ;
   wire \$105 ;
-  wire [2:0] \$106 ;
-  wire [15:0] \$107 ;
-  wire [15:0] \$108 ;
-  wire [15:0] \$109 ;
+  wire \$106 ;
+  wire [2:0] \$107 ;
+  wire \$108 ;
+  wire [2:0] \$109 ;
   wire [8:0] \$11 ;
-  wire [15:0] \$110 ;
-  wire [15:0] \$111 ;
+  wire \$110 ;
+  wire [2:0] \$111 ;
   wire [15:0] \$112 ;
   wire [15:0] \$113 ;
-  wire [16:0] \$114 ;
-  wire [17:0] \$115 ;
+  wire [15:0] \$114 ;
+  wire [15:0] \$115 ;
   wire [15:0] \$116 ;
   wire [15:0] \$117 ;
   wire [15:0] \$118 ;
-  wire [15:0] \$119 ;
+  wire [16:0] \$119 ;
   wire \$12 ;
-  wire [15:0] \$120 ;
+  wire [17:0] \$120 ;
   wire [15:0] \$121 ;
   wire [15:0] \$122 ;
   wire [15:0] \$123 ;
   wire [15:0] \$124 ;
   wire [15:0] \$125 ;
-  wire [16:0] \$126 ;
-  wire [17:0] \$127 ;
+  wire [15:0] \$126 ;
+  wire [15:0] \$127 ;
   wire [15:0] \$128 ;
   wire [15:0] \$129 ;
   wire \$13 ;
   wire [15:0] \$130 ;
-  wire [15:0] \$131 ;
-  wire [15:0] \$132 ;
+  wire [16:0] \$131 ;
+  wire [17:0] \$132 ;
   wire [15:0] \$133 ;
   wire [15:0] \$134 ;
   wire [15:0] \$135 ;
   wire [15:0] \$136 ;
   wire [15:0] \$137 ;
-  wire [16:0] \$138 ;
-  wire [17:0] \$139 ;
+  wire [15:0] \$138 ;
+  wire [15:0] \$139 ;
   wire \$14 ;
-  wire [16:0] \$140 ;
-  wire \$141 ;
-  wire \$142 ;
-  wire \$143 ;
-  wire \$144 ;
-  wire \$145 ;
+  wire [15:0] \$140 ;
+  wire [15:0] \$141 ;
+  wire [15:0] \$142 ;
+  wire [16:0] \$143 ;
+  wire [17:0] \$144 ;
+  wire [16:0] \$145 ;
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
-  wire [24:0] \$149 ;
+  wire \$149 ;
   wire \$15 ;
-  wire [60:0] \$150 ;
-  wire [61:0] \$151 ;
-  reg [13:0] \$152 ;
-  wire [14:0] \$153 ;
-  wire [47:0] \$154 ;
-  wire [24:0] \$155 ;
-  wire [60:0] \$156 ;
-  wire [61:0] \$157 ;
-  reg [13:0] \$158 ;
-  wire [14:0] \$159 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire [24:0] \$154 ;
+  wire [60:0] \$155 ;
+  wire [61:0] \$156 ;
+  reg [13:0] \$157 ;
+  wire [14:0] \$158 ;
+  wire [47:0] \$159 ;
   wire \$16 ;
-  wire [47:0] \$160 ;
-  wire \$161 ;
-  wire [3:0] \$162 ;
-  wire [3:0] \$163 ;
-  wire \$164 ;
-  wire [2:0] \$165 ;
-  reg [13:0] \$166 ;
-  wire [14:0] \$167 ;
-  wire [2:0] \$168 ;
-  reg [13:0] \$169 ;
+  wire [24:0] \$160 ;
+  wire [60:0] \$161 ;
+  wire [61:0] \$162 ;
+  reg [13:0] \$163 ;
+  wire [14:0] \$164 ;
+  wire [47:0] \$165 ;
+  wire \$166 ;
+  wire [3:0] \$167 ;
+  wire [3:0] \$168 ;
+  wire \$169 ;
   wire \$17 ;
-  wire [14:0] \$170 ;
-  wire [2:0] \$171 ;
-  wire \$172 ;
-  wire [14:0] \$173 ;
-  wire [2:0] \$174 ;
-  wire \$175 ;
-  wire [15:0] \$176 ;
-  wire [2:0] \$177 ;
-  wire [2:0] \$178 ;
-  wire \$179 ;
+  wire [2:0] \$170 ;
+  reg [13:0] \$171 ;
+  wire [14:0] \$172 ;
+  wire [2:0] \$173 ;
+  reg [13:0] \$174 ;
+  wire [14:0] \$175 ;
+  wire [2:0] \$176 ;
+  wire \$177 ;
+  wire [14:0] \$178 ;
+  wire [2:0] \$179 ;
   wire \$18 ;
-  wire [2:0] \$180 ;
-  wire \$181 ;
-  wire [1:0] \$182 ;
+  wire \$180 ;
+  wire [15:0] \$181 ;
+  wire [2:0] \$182 ;
   wire [2:0] \$183 ;
-  wire [3:0] \$184 ;
-  wire [8:0] \$185 ;
-  wire [8:0] \$186 ;
-  wire [9:0] \$187 ;
-  wire [13:0] \$188 ;
-  wire [8:0] \$189 ;
+  wire \$184 ;
+  wire [2:0] \$185 ;
+  wire \$186 ;
+  wire [1:0] \$187 ;
+  wire [2:0] \$188 ;
+  wire [3:0] \$189 ;
   wire \$19 ;
   wire [8:0] \$190 ;
-  wire [7:0] \$191 ;
-  wire [7:0] \$192 ;
-  wire [7:0] \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire [8:0] \$199 ;
+  wire [8:0] \$191 ;
+  wire [9:0] \$192 ;
+  wire [13:0] \$193 ;
+  wire [8:0] \$194 ;
+  wire [8:0] \$195 ;
+  wire [7:0] \$196 ;
+  wire [7:0] \$197 ;
+  wire [7:0] \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire [10:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
-  wire \$204 ;
+  wire [8:0] \$204 ;
   wire \$205 ;
   wire \$206 ;
   wire \$207 ;
@@ -127,22 +127,22 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$209 ;
   wire \$21 ;
   wire \$210 ;
-  wire [14:0] \$211 ;
-  wire [14:0] \$212 ;
-  wire [14:0] \$213 ;
-  wire [14:0] \$214 ;
-  wire [14:0] \$215 ;
-  wire [14:0] \$216 ;
+  wire \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire \$215 ;
+  wire \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
   wire [9:0] \$22 ;
-  wire \$220 ;
-  wire \$221 ;
-  wire \$222 ;
-  wire \$223 ;
-  wire \$224 ;
-  wire \$225 ;
+  wire [14:0] \$220 ;
+  wire [14:0] \$221 ;
+  wire [14:0] \$222 ;
+  wire [14:0] \$223 ;
+  wire [14:0] \$224 ;
+  wire [14:0] \$225 ;
   wire \$226 ;
   wire \$227 ;
   wire \$228 ;
@@ -164,26 +164,26 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$242 ;
   wire \$243 ;
   wire \$244 ;
-  wire [2:0] \$245 ;
+  wire \$245 ;
   wire \$246 ;
   wire \$247 ;
   wire \$248 ;
-  wire [2:0] \$249 ;
+  wire \$249 ;
   wire [10:0] \$25 ;
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
-  wire [2:0] \$253 ;
-  wire \$254 ;
+  wire \$253 ;
+  wire [2:0] \$254 ;
   wire \$255 ;
   wire \$256 ;
   wire \$257 ;
-  wire \$258 ;
+  wire [2:0] \$258 ;
   wire \$259 ;
   wire \$26 ;
   wire \$260 ;
   wire \$261 ;
-  wire \$262 ;
+  wire [2:0] \$262 ;
   wire \$263 ;
   wire \$264 ;
   wire \$265 ;
@@ -201,154 +201,154 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$276 ;
   wire \$277 ;
   wire \$278 ;
-  wire [15:0] \$279 ;
+  wire \$279 ;
   wire \$28 ;
-  wire [22:0] \$280 ;
-  wire [22:0] \$281 ;
-  wire [23:0] \$282 ;
-  wire [22:0] \$283 ;
-  wire [23:0] \$284 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  wire \$284 ;
   wire \$285 ;
-  wire [24:0] \$286 ;
-  wire [13:0] \$287 ;
-  wire [39:0] \$288 ;
-  wire [29:0] \$289 ;
+  wire \$286 ;
+  wire \$287 ;
+  wire [15:0] \$288 ;
+  wire [22:0] \$289 ;
   wire [9:0] \$29 ;
   wire [22:0] \$290 ;
-  wire [22:0] \$291 ;
-  wire [23:0] \$292 ;
-  wire [22:0] \$293 ;
-  wire [23:0] \$294 ;
-  wire \$295 ;
-  wire [24:0] \$296 ;
-  wire [13:0] \$297 ;
-  wire [39:0] \$298 ;
-  wire [29:0] \$299 ;
+  wire [23:0] \$291 ;
+  wire [22:0] \$292 ;
+  wire [23:0] \$293 ;
+  wire \$294 ;
+  wire [24:0] \$295 ;
+  wire [13:0] \$296 ;
+  wire [39:0] \$297 ;
+  wire [29:0] \$298 ;
+  wire [22:0] \$299 ;
   wire [8:0] \$3 ;
   wire [8:0] \$30 ;
-  wire \$300 ;
-  wire \$301 ;
-  wire \$302 ;
-  wire \$303 ;
+  wire [22:0] \$300 ;
+  wire [23:0] \$301 ;
+  wire [22:0] \$302 ;
+  wire [23:0] \$303 ;
   wire \$304 ;
-  wire \$305 ;
-  wire \$306 ;
-  wire [2:0] \$307 ;
-  wire \$308 ;
-  wire [3:0] \$309 ;
+  wire [24:0] \$305 ;
+  wire [13:0] \$306 ;
+  wire [39:0] \$307 ;
+  wire [29:0] \$308 ;
+  wire \$309 ;
   wire [9:0] \$31 ;
-  wire [3:0] \$310 ;
-  reg [13:0] \$311 ;
-  reg [1:0] \$312 ;
-  reg \$313 ;
-  reg \$314 ;
-  reg [7:0] \$315 ;
-  reg [7:0] \$316 ;
-  reg [6:0] \$317 ;
-  reg [7:0] \$318 ;
-  reg [7:0] \$319 ;
+  wire \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire [2:0] \$316 ;
+  wire \$317 ;
+  wire [3:0] \$318 ;
+  wire [3:0] \$319 ;
   wire [9:0] \$32 ;
-  reg [12:0] \$320 ;
-  reg \$321 ;
+  reg [13:0] \$320 ;
+  reg [1:0] \$321 ;
   reg \$322 ;
   reg \$323 ;
-  reg \$324 ;
-  reg \$325 ;
-  reg \$326 ;
-  reg \$327 ;
-  reg [6:0] \$328 ;
-  reg [6:0] \$329 ;
+  reg [7:0] \$324 ;
+  reg [7:0] \$325 ;
+  reg [6:0] \$326 ;
+  reg [7:0] \$327 ;
+  reg [7:0] \$328 ;
+  reg [12:0] \$329 ;
   wire \$33 ;
-  reg [6:0] \$330 ;
-  reg [6:0] \$331 ;
-  reg [6:0] \$332 ;
-  reg [6:0] \$333 ;
-  reg [6:0] \$334 ;
-  reg [6:0] \$335 ;
-  reg [6:0] \$336 ;
+  reg \$330 ;
+  reg \$331 ;
+  reg \$332 ;
+  reg \$333 ;
+  reg \$334 ;
+  reg \$335 ;
+  reg \$336 ;
   reg \$337 ;
-  reg \$338 ;
-  reg \$339 ;
+  reg [6:0] \$338 ;
+  reg [6:0] \$339 ;
   wire [9:0] \$34 ;
-  reg \$340 ;
-  reg \$341 ;
+  reg [6:0] \$340 ;
+  reg [6:0] \$341 ;
   reg [6:0] \$342 ;
   reg [6:0] \$343 ;
-  reg \$344 ;
-  reg [12:0] \$345 ;
-  reg \$346 ;
+  reg [6:0] \$344 ;
+  reg [6:0] \$345 ;
+  reg [6:0] \$346 ;
   reg \$347 ;
-  reg [13:0] \$348 ;
-  reg [1:0] \$349 ;
+  reg \$348 ;
+  reg \$349 ;
   wire \$35 ;
-  reg [7:0] \$350 ;
-  reg [7:0] \$351 ;
-  reg [7:0] \$352 ;
-  reg [7:0] \$353 ;
-  reg [7:0] \$354 ;
-  reg [7:0] \$355 ;
+  reg \$350 ;
+  reg \$351 ;
+  reg [6:0] \$352 ;
+  reg [6:0] \$353 ;
+  reg \$354 ;
+  reg [12:0] \$355 ;
   reg \$356 ;
   reg \$357 ;
-  reg \$358 ;
-  reg \$359 ;
+  reg [13:0] \$358 ;
+  reg [1:0] \$359 ;
   wire [8:0] \$36 ;
-  reg \$360 ;
-  reg \$361 ;
-  reg \$362 ;
-  reg [6:0] \$363 ;
-  reg [6:0] \$364 ;
-  reg [6:0] \$365 ;
+  reg [7:0] \$360 ;
+  reg [7:0] \$361 ;
+  reg [7:0] \$362 ;
+  reg [7:0] \$363 ;
+  reg [7:0] \$364 ;
+  reg [7:0] \$365 ;
   reg \$366 ;
   reg \$367 ;
   reg \$368 ;
-  reg [6:0] \$369 ;
+  reg \$369 ;
   wire [8:0] \$37 ;
-  reg [6:0] \$370 ;
-  reg [6:0] \$371 ;
-  reg [6:0] \$372 ;
+  reg \$370 ;
+  reg \$371 ;
+  reg \$372 ;
   reg [6:0] \$373 ;
   reg [6:0] \$374 ;
-  reg \$375 ;
+  reg [6:0] \$375 ;
   reg \$376 ;
-  reg [6:0] \$377 ;
-  reg [6:0] \$378 ;
-  reg \$379 ;
+  reg \$377 ;
+  reg \$378 ;
+  reg [6:0] \$379 ;
   wire [8:0] \$38 ;
-  reg [12:0] \$380 ;
-  reg \$381 ;
-  reg [15:0] \$382 ;
-  reg [15:0] \$383 ;
-  reg [15:0] \$384 ;
-  reg [15:0] \$385 ;
-  reg [15:0] \$386 ;
-  reg [15:0] \$387 ;
-  reg \$388 ;
-  reg [6:0] \$389 ;
+  reg [6:0] \$380 ;
+  reg [6:0] \$381 ;
+  reg [6:0] \$382 ;
+  reg [6:0] \$383 ;
+  reg [6:0] \$384 ;
+  reg \$385 ;
+  reg \$386 ;
+  reg [6:0] \$387 ;
+  reg [6:0] \$388 ;
+  reg \$389 ;
   wire [9:0] \$39 ;
-  reg [6:0] \$390 ;
-  reg [6:0] \$391 ;
-  reg \$392 ;
-  reg \$393 ;
-  reg \$394 ;
-  reg \$395 ;
-  reg \$396 ;
-  reg [6:0] \$397 ;
-  reg [6:0] \$398 ;
-  reg \$399 ;
+  reg [12:0] \$390 ;
+  reg \$391 ;
+  reg [15:0] \$392 ;
+  reg [15:0] \$393 ;
+  reg [15:0] \$394 ;
+  reg [15:0] \$395 ;
+  reg [15:0] \$396 ;
+  reg [15:0] \$397 ;
+  reg \$398 ;
+  reg [6:0] \$399 ;
   wire [8:0] \$4 ;
   wire \$40 ;
-  reg [12:0] \$400 ;
-  reg \$401 ;
+  reg [6:0] \$400 ;
+  reg [6:0] \$401 ;
   reg \$402 ;
   reg \$403 ;
   reg \$404 ;
   reg \$405 ;
   reg \$406 ;
-  reg \$407 ;
-  reg \$408 ;
+  reg [6:0] \$407 ;
+  reg [6:0] \$408 ;
   reg \$409 ;
   wire [9:0] \$41 ;
-  reg \$410 ;
+  reg [12:0] \$410 ;
   reg \$411 ;
   reg \$412 ;
   reg \$413 ;
@@ -362,101 +362,111 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg \$420 ;
   reg \$421 ;
   reg \$422 ;
-  reg [1:0] \$423 ;
+  reg \$423 ;
   reg \$424 ;
-  reg [6:0] \$425 ;
+  reg \$425 ;
   reg \$426 ;
   reg \$427 ;
-  reg [6:0] \$428 ;
+  reg \$428 ;
   reg \$429 ;
   wire [8:0] \$43 ;
-  reg [15:0] \$430 ;
-  reg [15:0] \$431 ;
-  reg [15:0] \$432 ;
-  reg \$433 ;
+  reg \$430 ;
+  reg \$431 ;
+  reg \$432 ;
+  reg [1:0] \$433 ;
   reg \$434 ;
-  reg \$435 ;
-  reg [6:0] \$436 ;
-  reg [6:0] \$437 ;
-  reg \$438 ;
-  reg [12:0] \$439 ;
+  reg [6:0] \$435 ;
+  reg \$436 ;
+  reg \$437 ;
+  reg [6:0] \$438 ;
+  reg \$439 ;
   wire [8:0] \$44 ;
-  reg \$440 ;
+  reg [15:0] \$440 ;
   reg [15:0] \$441 ;
-  reg \$442 ;
-  reg [15:0] \$443 ;
-  reg [6:0] \$444 ;
+  reg [15:0] \$442 ;
+  reg \$443 ;
+  reg \$444 ;
   reg \$445 ;
-  reg \$446 ;
+  reg [6:0] \$446 ;
   reg [6:0] \$447 ;
-  reg [6:0] \$448 ;
-  reg \$449 ;
+  reg \$448 ;
+  reg [12:0] \$449 ;
   wire [8:0] \$45 ;
-  reg [12:0] \$450 ;
-  reg \$451 ;
-  reg [23:0] \$452 ;
-  reg [23:0] \$453 ;
-  reg [23:0] \$454 ;
-  reg [23:0] \$455 ;
+  reg \$450 ;
+  reg [15:0] \$451 ;
+  reg \$452 ;
+  reg [15:0] \$453 ;
+  reg [6:0] \$454 ;
+  reg \$455 ;
   reg \$456 ;
   reg [6:0] \$457 ;
-  reg \$458 ;
-  reg [12:0] \$459 ;
+  reg [6:0] \$458 ;
+  reg \$459 ;
   wire [9:0] \$46 ;
-  reg \$460 ;
+  reg [12:0] \$460 ;
   reg \$461 ;
-  reg \$462 ;
+  reg [23:0] \$462 ;
   reg [23:0] \$463 ;
-  reg [11:0] \$464 ;
-  reg \$465 ;
+  reg [23:0] \$464 ;
+  reg [23:0] \$465 ;
   reg \$466 ;
-  reg [40:0] \$467 ;
-  reg [29:0] \$468 ;
-  reg \$469 ;
+  reg [6:0] \$467 ;
+  reg \$468 ;
+  reg [12:0] \$469 ;
   wire \$47 ;
-  reg [11:0] \$470 ;
+  reg \$470 ;
   reg \$471 ;
   reg \$472 ;
-  reg \$473 ;
-  reg [15:0] \$474 ;
-  reg [6:0] \$475 ;
+  reg [23:0] \$473 ;
+  reg [11:0] \$474 ;
+  reg \$475 ;
   reg \$476 ;
-  reg \$477 ;
-  reg [6:0] \$478 ;
-  reg [6:0] \$479 ;
+  reg [40:0] \$477 ;
+  reg [29:0] \$478 ;
+  reg \$479 ;
   wire \$48 ;
-  reg \$480 ;
-  reg [12:0] \$481 ;
+  reg [11:0] \$480 ;
+  reg \$481 ;
   reg \$482 ;
-  reg [23:0] \$483 ;
-  reg [23:0] \$484 ;
-  reg [23:0] \$485 ;
-  reg [23:0] \$486 ;
+  reg \$483 ;
+  reg [15:0] \$484 ;
+  reg [6:0] \$485 ;
+  reg \$486 ;
   reg \$487 ;
   reg [6:0] \$488 ;
-  reg \$489 ;
+  reg [6:0] \$489 ;
   wire [8:0] \$49 ;
-  reg [12:0] \$490 ;
-  reg \$491 ;
+  reg \$490 ;
+  reg [12:0] \$491 ;
   reg \$492 ;
-  reg \$493 ;
+  reg [23:0] \$493 ;
   reg [23:0] \$494 ;
-  reg [11:0] \$495 ;
-  reg \$496 ;
+  reg [23:0] \$495 ;
+  reg [23:0] \$496 ;
   reg \$497 ;
-  reg [40:0] \$498 ;
-  reg [29:0] \$499 ;
+  reg [6:0] \$498 ;
+  reg \$499 ;
   wire [8:0] \$5 ;
   wire \$50 ;
-  reg \$500 ;
-  reg [11:0] \$501 ;
+  reg [12:0] \$500 ;
+  reg \$501 ;
   reg \$502 ;
   reg \$503 ;
-  reg \$504 ;
-  reg [1:0] \$505 ;
-  reg [2:0] \$506 ;
+  reg [23:0] \$504 ;
+  reg [11:0] \$505 ;
+  reg \$506 ;
   reg \$507 ;
+  reg [40:0] \$508 ;
+  reg [29:0] \$509 ;
   wire [8:0] \$51 ;
+  reg \$510 ;
+  reg [11:0] \$511 ;
+  reg \$512 ;
+  reg \$513 ;
+  reg \$514 ;
+  reg [1:0] \$515 ;
+  reg [2:0] \$516 ;
+  reg \$517 ;
   wire [8:0] \$52 ;
   wire [7:0] \$53 ;
   wire [7:0] \$54 ;
@@ -494,63 +504,64 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire [14:0] \$83 ;
   wire \$84 ;
   wire [14:0] \$85 ;
-  wire [14:0] \$86 ;
-  wire [14:0] \$87 ;
-  wire [14:0] \$88 ;
-  wire [14:0] \$89 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire \$88 ;
+  wire \$89 ;
   wire \$9 ;
-  wire [14:0] \$90 ;
+  wire \$90 ;
   wire [14:0] \$91 ;
   wire [14:0] \$92 ;
   wire [14:0] \$93 ;
   wire [14:0] \$94 ;
-  wire \$95 ;
-  wire \$96 ;
-  wire \$97 ;
-  wire \$98 ;
-  wire \$99 ;
+  wire [14:0] \$95 ;
+  wire [14:0] \$96 ;
+  wire [14:0] \$97 ;
+  wire [14:0] \$98 ;
+  wire [14:0] \$99 ;
   wire [6:0] \$signal ;
+  wire \$signal$69 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$180 ;
-  wire [5:0] \$signature__addr$184 ;
-  wire [13:0] \$signature__addr$194 ;
-  wire [5:0] \$signature__addr$201 ;
-  wire [5:0] \$signature__addr$205 ;
-  wire [13:0] \$signature__addr$215 ;
-  wire [13:0] \$signature__addr$224 ;
+  wire [5:0] \$signature__addr$181 ;
+  wire [5:0] \$signature__addr$185 ;
+  wire [13:0] \$signature__addr$195 ;
+  wire [5:0] \$signature__addr$202 ;
+  wire [5:0] \$signature__addr$206 ;
+  wire [13:0] \$signature__addr$216 ;
   wire [13:0] \$signature__addr$225 ;
+  wire [13:0] \$signature__addr$226 ;
   wire [7:0] \$signature__addr$62 ;
   wire [7:0] \$signature__addr$63 ;
   wire [13:0] \$signature__addr$64 ;
   wire [13:0] \$signature__addr$67 ;
   wire [13:0] \$signature__addr$68 ;
-  reg [13:0] \$signature__addr$76 ;
-  reg [13:0] \$signature__addr$82 ;
-  reg [13:0] \$signature__addr$87 ;
+  reg [13:0] \$signature__addr$77 ;
+  reg [13:0] \$signature__addr$83 ;
+  reg [13:0] \$signature__addr$88 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$186 ;
-  wire [7:0] \$signature__data$197 ;
-  wire [23:0] \$signature__data$207 ;
-  wire [7:0] \$signature__data$217 ;
-  wire [7:0] \$signature__data$227 ;
+  wire [23:0] \$signature__data$187 ;
+  wire [7:0] \$signature__data$198 ;
+  wire [23:0] \$signature__data$208 ;
+  wire [7:0] \$signature__data$218 ;
   wire [7:0] \$signature__data$228 ;
-  wire [23:0] \$signature__data$300 ;
-  wire [23:0] \$signature__data$321 ;
-  wire [7:0] \$signature__data$72 ;
+  wire [7:0] \$signature__data$229 ;
+  wire [23:0] \$signature__data$302 ;
+  wire [23:0] \$signature__data$323 ;
   wire [7:0] \$signature__data$73 ;
-  reg [7:0] \$signature__data$78 ;
-  wire [7:0] \$signature__data$79 ;
-  reg [7:0] \$signature__data$83 ;
-  wire [7:0] \$signature__data$84 ;
-  reg [7:0] \$signature__data$88 ;
-  wire [7:0] \$signature__data$89 ;
+  wire [7:0] \$signature__data$74 ;
+  reg [7:0] \$signature__data$79 ;
+  wire [7:0] \$signature__data$80 ;
+  reg [7:0] \$signature__data$84 ;
+  wire [7:0] \$signature__data$85 ;
+  reg [7:0] \$signature__data$89 ;
+  wire [7:0] \$signature__data$90 ;
   reg \$signature__en ;
-  reg \$signature__en$189  = 1'h0;
-  wire \$signature__en$198 ;
-  reg \$signature__en$210  = 1'h0;
-  wire \$signature__en$218 ;
-  reg \$signature__en$85 ;
-  reg \$signature__en$90 ;
+  reg \$signature__en$190  = 1'h0;
+  wire \$signature__en$199 ;
+  reg \$signature__en$211  = 1'h0;
+  wire \$signature__en$219 ;
+  reg \$signature__en$86 ;
+  reg \$signature__en$91 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
@@ -710,6 +721,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg [7:0] prev_grey0;
   reg [7:0] prev_grey1;
   reg [7:0] prev_grey2;
+  reg prev_partial = 1'h0;
   wire [47:0] prod6_0;
   wire [47:0] prod6_1;
   reg [29:0] prod6_hi_0 = 30'h00000000;
@@ -1126,9 +1138,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     _1_ <= lut[pix1];
     _2_ <= lut[pix0];
   end
-  assign \$signature__data$89  = _0_;
-  assign \$signature__data$84  = _1_;
-  assign \$signature__data$79  = _2_;
+  assign \$signature__data$90  = _0_;
+  assign \$signature__data$85  = _1_;
+  assign \$signature__data$80  = _2_;
   reg [7:0] prev0 [11199:0];
   integer prev0__i;
   initial begin
@@ -1136,7 +1148,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      prev0[\$signature__addr$76 ] <= \$signature__data$78 ;
+      prev0[\$signature__addr$77 ] <= \$signature__data$79 ;
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
@@ -1149,390 +1161,412 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     for (prev1__i = 0; prev1__i < 11200; prev1__i = prev1__i + 1) prev1[prev1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$85 )
-      prev1[\$signature__addr$82 ] <= \$signature__data$83 ;
+    if (\$signature__en$86 )
+      prev1[\$signature__addr$83 ] <= \$signature__data$84 ;
   end
   reg [7:0] _4_;
   always @(posedge clk) begin
     _4_ <= prev1[\$83 [13:0]];
   end
-  assign \$signature__data$72  = _4_;
+  assign \$signature__data$73  = _4_;
   reg [7:0] prev2 [11199:0];
   integer prev2__i;
   initial begin
     for (prev2__i = 0; prev2__i < 11200; prev2__i = prev2__i + 1) prev2[prev2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$90 )
-      prev2[\$signature__addr$87 ] <= \$signature__data$88 ;
+    if (\$signature__en$91 )
+      prev2[\$signature__addr$88 ] <= \$signature__data$89 ;
   end
   reg [7:0] _5_;
   always @(posedge clk) begin
     _5_ <= prev2[\$85 [13:0]];
   end
-  assign \$signature__data$73  = _5_;
+  assign \$signature__data$74  = _5_;
   reg [7:0] stack0 [14111:0];
   integer stack0__i;
   initial begin
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$198 )
-      stack0[\$153 [13:0]] <= \$154 [7:0];
+    if (\$signature__en$199 )
+      stack0[\$158 [13:0]] <= \$159 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
-    _6_ <= stack0[\$167 [13:0]];
+    _6_ <= stack0[\$172 [13:0]];
   end
-  assign \$signature__data$227  = _6_;
+  assign \$signature__data$228  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$218 )
-      stack1[\$159 [13:0]] <= \$160 [7:0];
+    if (\$signature__en$219 )
+      stack1[\$164 [13:0]] <= \$165 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
-    _7_ <= stack1[\$170 [13:0]];
+    _7_ <= stack1[\$175 [13:0]];
   end
-  assign \$signature__data$228  = _7_;
+  assign \$signature__data$229  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$189 )
-      vacc0[c4_0[6:1]] <= \$signature__data$186 ;
+    if (\$signature__en$190 )
+      vacc0[c4_0[6:1]] <= \$signature__data$187 ;
   end
   reg [23:0] _8_;
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$300  = _8_;
+  assign \$signature__data$302  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$210 )
-      vacc1[c4_1[6:1]] <= \$signature__data$207 ;
+    if (\$signature__en$211 )
+      vacc1[c4_1[6:1]] <= \$signature__data$208 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$321  = _9_;
+  assign \$signature__data$323  = _9_;
   always @(posedge clk)
-    prev1b_2 <= \$355 ;
+    top1 <= \$354 ;
   always @(posedge clk)
-    zero1b <= \$356 ;
+    base1 <= \$355 ;
   always @(posedge clk)
-    v1b_0 <= \$357 ;
+    push1 <= \$356 ;
   always @(posedge clk)
-    v1b_1 <= \$358 ;
+    zero1 <= \$357 ;
   always @(posedge clk)
-    v1b_2 <= \$359 ;
+    q1 <= \$358 ;
   always @(posedge clk)
-    cd1b_0 <= \$360 ;
+    mb1 <= \$359 ;
   always @(posedge clk)
-    cd1b_1 <= \$361 ;
+    grey1b_0 <= \$360 ;
   always @(posedge clk)
-    cd1b_2 <= \$362 ;
+    prev1b_0 <= \$361 ;
   always @(posedge clk)
-    c1b_0 <= \$363 ;
+    grey1b_1 <= \$362 ;
   always @(posedge clk)
-    c1b_1 <= \$364 ;
+    prev1b_1 <= \$363 ;
   always @(posedge clk)
-    c1b_2 <= \$365 ;
+    grey1b_2 <= \$364 ;
   always @(posedge clk)
-    last1b_0 <= \$366 ;
+    prev1b_2 <= \$365 ;
   always @(posedge clk)
-    last1b_1 <= \$367 ;
+    zero1b <= \$366 ;
   always @(posedge clk)
-    last1b_2 <= \$368 ;
+    v1b_0 <= \$367 ;
   always @(posedge clk)
-    wxa1b_0 <= \$369 ;
+    v1b_1 <= \$368 ;
   always @(posedge clk)
-    wxa1b_1 <= \$370 ;
+    v1b_2 <= \$369 ;
   always @(posedge clk)
-    wxa1b_2 <= \$371 ;
+    cd1b_0 <= \$370 ;
   always @(posedge clk)
-    wxb1b_0 <= \$372 ;
+    cd1b_1 <= \$371 ;
   always @(posedge clk)
-    wxb1b_1 <= \$373 ;
+    cd1b_2 <= \$372 ;
   always @(posedge clk)
-    wxb1b_2 <= \$374 ;
+    c1b_0 <= \$373 ;
   always @(posedge clk)
-    x0_1b <= \$375 ;
+    c1b_1 <= \$374 ;
   always @(posedge clk)
-    rd1b <= \$376 ;
+    c1b_2 <= \$375 ;
   always @(posedge clk)
-    wya1b <= \$377 ;
+    last1b_0 <= \$376 ;
   always @(posedge clk)
-    wyb1b <= \$378 ;
+    last1b_1 <= \$377 ;
   always @(posedge clk)
-    top1b <= \$379 ;
+    last1b_2 <= \$378 ;
   always @(posedge clk)
-    base1b <= \$380 ;
+    wxa1b_0 <= \$379 ;
   always @(posedge clk)
-    push1b <= \$381 ;
+    wxa1b_1 <= \$380 ;
   always @(posedge clk)
-    pa2_0 <= \$382 ;
+    wxa1b_2 <= \$381 ;
   always @(posedge clk)
-    pb2_0 <= \$383 ;
+    wxb1b_0 <= \$382 ;
   always @(posedge clk)
-    pa2_1 <= \$384 ;
+    wxb1b_1 <= \$383 ;
   always @(posedge clk)
-    pb2_1 <= \$385 ;
+    wxb1b_2 <= \$384 ;
   always @(posedge clk)
-    pa2_2 <= \$386 ;
+    x0_1b <= \$385 ;
   always @(posedge clk)
-    pb2_2 <= \$387 ;
+    rd1b <= \$386 ;
   always @(posedge clk)
-    v2_0 <= \$388 ;
+    wya1b <= \$387 ;
   always @(posedge clk)
-    c2_0 <= \$389 ;
+    wyb1b <= \$388 ;
   always @(posedge clk)
-    c2_1 <= \$390 ;
+    top1b <= \$389 ;
   always @(posedge clk)
-    c2_2 <= \$391 ;
+    base1b <= \$390 ;
   always @(posedge clk)
-    last2_0 <= \$392 ;
+    push1b <= \$391 ;
   always @(posedge clk)
-    last2_1 <= \$393 ;
+    pa2_0 <= \$392 ;
   always @(posedge clk)
-    last2_2 <= \$394 ;
+    pb2_0 <= \$393 ;
   always @(posedge clk)
-    x0_2 <= \$395 ;
+    pa2_1 <= \$394 ;
   always @(posedge clk)
-    rd2 <= \$396 ;
+    pb2_1 <= \$395 ;
   always @(posedge clk)
-    wya2 <= \$397 ;
+    pa2_2 <= \$396 ;
   always @(posedge clk)
-    wyb2 <= \$398 ;
+    pb2_2 <= \$397 ;
   always @(posedge clk)
-    top2 <= \$399 ;
+    v2_0 <= \$398 ;
   always @(posedge clk)
-    base2 <= \$400 ;
+    c2_0 <= \$399 ;
   always @(posedge clk)
-    push2 <= \$401 ;
+    c2_1 <= \$400 ;
   always @(posedge clk)
-    head_sel0 <= \$402 ;
+    c2_2 <= \$401 ;
   always @(posedge clk)
-    head_sel1 <= \$403 ;
+    last2_0 <= \$402 ;
   always @(posedge clk)
-    head_sel2 <= \$404 ;
+    last2_1 <= \$403 ;
   always @(posedge clk)
-    second_sel0 <= \$405 ;
+    last2_2 <= \$404 ;
   always @(posedge clk)
-    second_sel1 <= \$406 ;
+    x0_2 <= \$405 ;
   always @(posedge clk)
-    second_sel2 <= \$407 ;
+    rd2 <= \$406 ;
   always @(posedge clk)
-    second_pb0 <= \$408 ;
+    wya2 <= \$407 ;
   always @(posedge clk)
-    second_pb1 <= \$409 ;
+    wyb2 <= \$408 ;
   always @(posedge clk)
-    second_pb2 <= \$410 ;
+    top2 <= \$409 ;
   always @(posedge clk)
-    tail_sel0 <= \$411 ;
+    base2 <= \$410 ;
   always @(posedge clk)
-    tail_sel1 <= \$412 ;
+    push2 <= \$411 ;
   always @(posedge clk)
-    tail_sel2 <= \$413 ;
+    head_sel0 <= \$412 ;
   always @(posedge clk)
-    tail_pb0 <= \$414 ;
+    head_sel1 <= \$413 ;
   always @(posedge clk)
-    tail_pb1 <= \$415 ;
+    head_sel2 <= \$414 ;
   always @(posedge clk)
-    tail_pb2 <= \$416 ;
+    second_sel0 <= \$415 ;
   always @(posedge clk)
-    first_of0 <= \$417 ;
+    second_sel1 <= \$416 ;
   always @(posedge clk)
-    first_of1 <= \$418 ;
+    second_sel2 <= \$417 ;
   always @(posedge clk)
-    first_of2 <= \$419 ;
+    second_pb0 <= \$418 ;
   always @(posedge clk)
-    second_of0 <= \$420 ;
+    second_pb1 <= \$419 ;
   always @(posedge clk)
-    second_of1 <= \$421 ;
+    second_pb2 <= \$420 ;
   always @(posedge clk)
-    second_of2 <= \$422 ;
+    tail_sel0 <= \$421 ;
   always @(posedge clk)
-    completions <= \$423 ;
+    tail_sel1 <= \$422 ;
   always @(posedge clk)
-    emit_first <= \$424 ;
+    tail_sel2 <= \$423 ;
   always @(posedge clk)
-    emit_first_col <= \$425 ;
+    tail_pb0 <= \$424 ;
   always @(posedge clk)
-    emit_first_last <= \$426 ;
+    tail_pb1 <= \$425 ;
   always @(posedge clk)
-    emit_second <= \$427 ;
+    tail_pb2 <= \$426 ;
   always @(posedge clk)
-    emit_second_col <= \$428 ;
+    first_of0 <= \$427 ;
   always @(posedge clk)
-    emit_second_last <= \$429 ;
+    first_of1 <= \$428 ;
   always @(posedge clk)
-    beat_head_s <= \$430 ;
+    first_of2 <= \$429 ;
   always @(posedge clk)
-    beat_second_s <= \$431 ;
+    second_of0 <= \$430 ;
   always @(posedge clk)
-    beat_tail_s <= \$432 ;
+    second_of1 <= \$431 ;
   always @(posedge clk)
-    beat_valid <= \$433 ;
+    second_of2 <= \$432 ;
   always @(posedge clk)
-    x0_2b <= \$434 ;
+    completions <= \$433 ;
   always @(posedge clk)
-    rd2b <= \$435 ;
+    emit_first <= \$434 ;
   always @(posedge clk)
-    wya2b <= \$436 ;
+    emit_first_col <= \$435 ;
   always @(posedge clk)
-    wyb2b <= \$437 ;
+    emit_first_last <= \$436 ;
   always @(posedge clk)
-    top2b <= \$438 ;
+    emit_second <= \$437 ;
   always @(posedge clk)
-    base2b <= \$439 ;
+    emit_second_col <= \$438 ;
   always @(posedge clk)
-    push2b <= \$440 ;
+    emit_second_last <= \$439 ;
   always @(posedge clk)
-    hacc <= \$441 ;
+    beat_head_s <= \$440 ;
   always @(posedge clk)
-    v3_0 <= \$442 ;
+    beat_second_s <= \$441 ;
   always @(posedge clk)
-    h3_0 <= \$443 ;
+    beat_tail_s <= \$442 ;
   always @(posedge clk)
-    c3_0 <= \$444 ;
+    beat_valid <= \$443 ;
   always @(posedge clk)
-    l3_0 <= \$445 ;
+    x0_2b <= \$444 ;
   always @(posedge clk)
-    rd3_0 <= \$446 ;
+    rd2b <= \$445 ;
   always @(posedge clk)
-    wya3_0 <= \$447 ;
+    wya2b <= \$446 ;
   always @(posedge clk)
-    wyb3_0 <= \$448 ;
+    wyb2b <= \$447 ;
   always @(posedge clk)
-    top3_0 <= \$449 ;
+    top2b <= \$448 ;
   always @(posedge clk)
-    base3_0 <= \$450 ;
+    base2b <= \$449 ;
   always @(posedge clk)
-    push3_0 <= \$451 ;
+    push2b <= \$450 ;
   always @(posedge clk)
-    va4_0 <= \$452 ;
+    hacc <= \$451 ;
   always @(posedge clk)
-    va4h_0 <= \$453 ;
+    v3_0 <= \$452 ;
   always @(posedge clk)
-    vb4_0 <= \$454 ;
+    h3_0 <= \$453 ;
   always @(posedge clk)
-    acc4_0 <= \$455 ;
+    c3_0 <= \$454 ;
   always @(posedge clk)
-    \$signature__en$189  <= \$456 ;
+    l3_0 <= \$455 ;
   always @(posedge clk)
-    c4_0 <= \$457 ;
+    rd3_0 <= \$456 ;
   always @(posedge clk)
-    rd4_0 <= \$458 ;
+    wya3_0 <= \$457 ;
   always @(posedge clk)
-    base4_0 <= \$459 ;
+    wyb3_0 <= \$458 ;
   always @(posedge clk)
-    l4_0 <= \$460 ;
+    top3_0 <= \$459 ;
   always @(posedge clk)
-    push4_0 <= \$461 ;
+    base3_0 <= \$460 ;
   always @(posedge clk)
-    v5_0 <= \$462 ;
+    push3_0 <= \$461 ;
   always @(posedge clk)
-    num5_0 <= \$463 ;
+    va4_0 <= \$462 ;
   always @(posedge clk)
-    idx5_0 <= \$464 ;
+    va4h_0 <= \$463 ;
   always @(posedge clk)
-    l5_0 <= \$465 ;
+    vb4_0 <= \$464 ;
   always @(posedge clk)
-    push5_0 <= \$466 ;
+    acc4_0 <= \$465 ;
   always @(posedge clk)
-    prod6_lo_0 <= \$467 ;
+    \$signature__en$190  <= \$466 ;
   always @(posedge clk)
-    prod6_hi_0 <= \$468 ;
+    c4_0 <= \$467 ;
   always @(posedge clk)
-    v6_0 <= \$469 ;
+    rd4_0 <= \$468 ;
   always @(posedge clk)
-    idx6_0 <= \$470 ;
+    base4_0 <= \$469 ;
   always @(posedge clk)
-    l6_0 <= \$471 ;
+    l4_0 <= \$470 ;
   always @(posedge clk)
-    push6_0 <= \$472 ;
+    push4_0 <= \$471 ;
   always @(posedge clk)
-    v3_1 <= \$473 ;
+    v5_0 <= \$472 ;
   always @(posedge clk)
-    h3_1 <= \$474 ;
+    num5_0 <= \$473 ;
   always @(posedge clk)
-    c3_1 <= \$475 ;
+    idx5_0 <= \$474 ;
   always @(posedge clk)
-    l3_1 <= \$476 ;
+    l5_0 <= \$475 ;
   always @(posedge clk)
-    rd3_1 <= \$477 ;
+    push5_0 <= \$476 ;
   always @(posedge clk)
-    wya3_1 <= \$478 ;
+    prod6_lo_0 <= \$477 ;
   always @(posedge clk)
-    wyb3_1 <= \$479 ;
+    prod6_hi_0 <= \$478 ;
   always @(posedge clk)
-    top3_1 <= \$480 ;
+    v6_0 <= \$479 ;
   always @(posedge clk)
-    base3_1 <= \$481 ;
+    idx6_0 <= \$480 ;
   always @(posedge clk)
-    push3_1 <= \$482 ;
+    l6_0 <= \$481 ;
   always @(posedge clk)
-    va4_1 <= \$483 ;
+    push6_0 <= \$482 ;
   always @(posedge clk)
-    va4h_1 <= \$484 ;
+    v3_1 <= \$483 ;
   always @(posedge clk)
-    vb4_1 <= \$485 ;
+    h3_1 <= \$484 ;
   always @(posedge clk)
-    acc4_1 <= \$486 ;
+    c3_1 <= \$485 ;
   always @(posedge clk)
-    \$signature__en$210  <= \$487 ;
+    l3_1 <= \$486 ;
   always @(posedge clk)
-    c4_1 <= \$488 ;
+    rd3_1 <= \$487 ;
   always @(posedge clk)
-    rd4_1 <= \$489 ;
+    wya3_1 <= \$488 ;
   always @(posedge clk)
-    base4_1 <= \$490 ;
+    wyb3_1 <= \$489 ;
   always @(posedge clk)
-    l4_1 <= \$491 ;
+    top3_1 <= \$490 ;
   always @(posedge clk)
-    push4_1 <= \$492 ;
+    base3_1 <= \$491 ;
   always @(posedge clk)
-    v5_1 <= \$493 ;
+    push3_1 <= \$492 ;
   always @(posedge clk)
-    num5_1 <= \$494 ;
+    va4_1 <= \$493 ;
   always @(posedge clk)
-    idx5_1 <= \$495 ;
+    va4h_1 <= \$494 ;
   always @(posedge clk)
-    l5_1 <= \$496 ;
+    vb4_1 <= \$495 ;
   always @(posedge clk)
-    push5_1 <= \$497 ;
+    acc4_1 <= \$496 ;
   always @(posedge clk)
-    prod6_lo_1 <= \$498 ;
+    \$signature__en$211  <= \$497 ;
   always @(posedge clk)
-    prod6_hi_1 <= \$499 ;
+    c4_1 <= \$498 ;
   always @(posedge clk)
-    v6_1 <= \$500 ;
+    rd4_1 <= \$499 ;
   always @(posedge clk)
-    idx6_1 <= \$501 ;
+    base4_1 <= \$500 ;
   always @(posedge clk)
-    l6_1 <= \$502 ;
+    l4_1 <= \$501 ;
   always @(posedge clk)
-    push6_1 <= \$503 ;
+    push4_1 <= \$502 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$504 ;
+    v5_1 <= \$503 ;
   always @(posedge clk)
-    head <= \$505 ;
+    num5_1 <= \$504 ;
   always @(posedge clk)
-    filled <= \$506 ;
+    idx5_1 <= \$505 ;
   always @(posedge clk)
-    odd <= \$507 ;
+    l5_1 <= \$506 ;
+  always @(posedge clk)
+    push5_1 <= \$507 ;
+  always @(posedge clk)
+    prod6_lo_1 <= \$508 ;
+  always @(posedge clk)
+    prod6_hi_1 <= \$509 ;
+  always @(posedge clk)
+    v6_1 <= \$510 ;
+  always @(posedge clk)
+    idx6_1 <= \$511 ;
+  always @(posedge clk)
+    l6_1 <= \$512 ;
+  always @(posedge clk)
+    push6_1 <= \$513 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$514 ;
+  always @(posedge clk)
+    head <= \$515 ;
+  always @(posedge clk)
+    filled <= \$516 ;
+  always @(posedge clk)
+    odd <= \$517 ;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
@@ -1637,1456 +1671,1523 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$83  = q + \$82 ;
   assign \$84  = mb > 2'h2;
   assign \$85  = q + \$84 ;
-  assign \$86  = q1 + 1'h0;
-  assign \$87  = q1 + 1'h0;
-  assign \$88  = q1 + 1'h0;
-  assign \$89  = q1 + 1'h1;
-  assign \$90  = q1 + 1'h0;
+  assign \$86  = y == 8'hd2;
+  assign \$87  = ! y;
+  assign \$88  = ! x;
+  assign \$89  = \$87  & \$88 ;
+  assign \$90  = \$86  | \$89 ;
+  assign \$signal$69  = ~ \$90 ;
   assign \$91  = q1 + 1'h0;
-  assign \$92  = q1 + 1'h1;
-  assign \$93  = q1 + 1'h1;
-  assign \$94  = q1 + 1'h0;
-  assign \$95  = grey1b_0 > prev1b_0;
-  assign \$96  = zero1b | \$95 ;
-  assign g0 = \$96  ? grey1b_0 : prev1b_0;
-  assign \$97  = grey1b_1 > prev1b_1;
-  assign \$98  = zero1b | \$97 ;
-  assign g1 = \$98  ? grey1b_1 : prev1b_1;
-  assign \$99  = grey1b_2 > prev1b_2;
-  assign \$100  = zero1b | \$99 ;
-  assign g2 = \$100  ? grey1b_2 : prev1b_2;
-  assign \$101  = v1b_0 & cd1b_0;
-  assign \$102  = 1'h0 + \$101 ;
-  assign \$103  = v1b_1 & cd1b_1;
-  assign \$104  = \$102 [1:0] + \$103 ;
-  assign \$105  = v1b_2 & cd1b_2;
-  assign \$106  = \$104 [1:0] + \$105 ;
+  assign \$92  = q1 + 1'h0;
+  assign \$93  = q1 + 1'h0;
+  assign \$94  = q1 + 1'h1;
+  assign \$95  = q1 + 1'h0;
+  assign \$96  = q1 + 1'h0;
+  assign \$97  = q1 + 1'h1;
+  assign \$98  = q1 + 1'h1;
+  assign \$99  = q1 + 1'h0;
+  assign \$100  = grey1b_0 > prev1b_0;
+  assign \$101  = zero1b | \$100 ;
+  assign g0 = \$101  ? grey1b_0 : prev1b_0;
+  assign \$102  = grey1b_1 > prev1b_1;
+  assign \$103  = zero1b | \$102 ;
+  assign g1 = \$103  ? grey1b_1 : prev1b_1;
+  assign \$104  = grey1b_2 > prev1b_2;
+  assign \$105  = zero1b | \$104 ;
+  assign g2 = \$105  ? grey1b_2 : prev1b_2;
+  assign \$106  = v1b_0 & cd1b_0;
+  assign \$107  = 1'h0 + \$106 ;
+  assign \$108  = v1b_1 & cd1b_1;
+  assign \$109  = \$107 [1:0] + \$108 ;
+  assign \$110  = v1b_2 & cd1b_2;
+  assign \$111  = \$109 [1:0] + \$110 ;
   assign beat_head_t0 = head_sel0 ? pa2_0 : 16'h0000;
   assign beat_head_t1 = head_sel1 ? pa2_1 : 16'h0000;
   assign beat_head_t2 = head_sel2 ? pa2_2 : 16'h0000;
-  assign \$107  = beat_head_t0 ^ beat_head_t1;
-  assign \$108  = \$107  ^ beat_head_t2;
-  assign \$109  = beat_head_t0 & beat_head_t1;
-  assign \$110  = beat_head_t0 & beat_head_t2;
-  assign \$111  = \$109  | \$110 ;
-  assign \$112  = beat_head_t1 & beat_head_t2;
-  assign \$113  = \$111  | \$112 ;
-  assign \$115  = \$108  + \$114 ;
-  assign \$116  = second_pb0 ? pb2_0 : pa2_0;
-  assign beat_second_t0 = second_sel0 ? \$116  : 16'h0000;
-  assign \$117  = second_pb1 ? pb2_1 : pa2_1;
-  assign beat_second_t1 = second_sel1 ? \$117  : 16'h0000;
-  assign \$118  = second_pb2 ? pb2_2 : pa2_2;
-  assign beat_second_t2 = second_sel2 ? \$118  : 16'h0000;
-  assign \$119  = beat_second_t0 ^ beat_second_t1;
-  assign \$120  = \$119  ^ beat_second_t2;
-  assign \$121  = beat_second_t0 & beat_second_t1;
-  assign \$122  = beat_second_t0 & beat_second_t2;
-  assign \$123  = \$121  | \$122 ;
-  assign \$124  = beat_second_t1 & beat_second_t2;
-  assign \$125  = \$123  | \$124 ;
-  assign \$127  = \$120  + \$126 ;
-  assign \$128  = tail_pb0 ? pb2_0 : pa2_0;
-  assign beat_tail_t0 = tail_sel0 ? \$128  : 16'h0000;
-  assign \$129  = tail_pb1 ? pb2_1 : pa2_1;
-  assign beat_tail_t1 = tail_sel1 ? \$129  : 16'h0000;
-  assign \$130  = tail_pb2 ? pb2_2 : pa2_2;
-  assign beat_tail_t2 = tail_sel2 ? \$130  : 16'h0000;
-  assign \$131  = beat_tail_t0 ^ beat_tail_t1;
-  assign \$132  = \$131  ^ beat_tail_t2;
-  assign \$133  = beat_tail_t0 & beat_tail_t1;
-  assign \$134  = beat_tail_t0 & beat_tail_t2;
-  assign \$135  = \$133  | \$134 ;
-  assign \$136  = beat_tail_t1 & beat_tail_t2;
-  assign \$137  = \$135  | \$136 ;
-  assign \$139  = \$132  + \$138 ;
+  assign \$112  = beat_head_t0 ^ beat_head_t1;
+  assign \$113  = \$112  ^ beat_head_t2;
+  assign \$114  = beat_head_t0 & beat_head_t1;
+  assign \$115  = beat_head_t0 & beat_head_t2;
+  assign \$116  = \$114  | \$115 ;
+  assign \$117  = beat_head_t1 & beat_head_t2;
+  assign \$118  = \$116  | \$117 ;
+  assign \$120  = \$113  + \$119 ;
+  assign \$121  = second_pb0 ? pb2_0 : pa2_0;
+  assign beat_second_t0 = second_sel0 ? \$121  : 16'h0000;
+  assign \$122  = second_pb1 ? pb2_1 : pa2_1;
+  assign beat_second_t1 = second_sel1 ? \$122  : 16'h0000;
+  assign \$123  = second_pb2 ? pb2_2 : pa2_2;
+  assign beat_second_t2 = second_sel2 ? \$123  : 16'h0000;
+  assign \$124  = beat_second_t0 ^ beat_second_t1;
+  assign \$125  = \$124  ^ beat_second_t2;
+  assign \$126  = beat_second_t0 & beat_second_t1;
+  assign \$127  = beat_second_t0 & beat_second_t2;
+  assign \$128  = \$126  | \$127 ;
+  assign \$129  = beat_second_t1 & beat_second_t2;
+  assign \$130  = \$128  | \$129 ;
+  assign \$132  = \$125  + \$131 ;
+  assign \$133  = tail_pb0 ? pb2_0 : pa2_0;
+  assign beat_tail_t0 = tail_sel0 ? \$133  : 16'h0000;
+  assign \$134  = tail_pb1 ? pb2_1 : pa2_1;
+  assign beat_tail_t1 = tail_sel1 ? \$134  : 16'h0000;
+  assign \$135  = tail_pb2 ? pb2_2 : pa2_2;
+  assign beat_tail_t2 = tail_sel2 ? \$135  : 16'h0000;
+  assign \$136  = beat_tail_t0 ^ beat_tail_t1;
+  assign \$137  = \$136  ^ beat_tail_t2;
+  assign \$138  = beat_tail_t0 & beat_tail_t1;
+  assign \$139  = beat_tail_t0 & beat_tail_t2;
+  assign \$140  = \$138  | \$139 ;
+  assign \$141  = beat_tail_t1 & beat_tail_t2;
+  assign \$142  = \$140  | \$141 ;
+  assign \$144  = \$137  + \$143 ;
   assign hacc_in = x0_2b ? 16'h0000 : hacc;
-  assign \$140  = hacc_in + beat_head_s;
-  assign \$141  = ! emit_first_col[0];
-  assign \$142  = emit_first & \$141 ;
-  assign \$143  = ! emit_second_col[0];
-  assign \$144  = emit_second & \$143 ;
-  assign \$146  = emit_first & \$145 ;
-  assign \$148  = emit_second & \$147 ;
-  assign \$149  = acc4_0 + va4_0;
-  assign \$signature__data$186  = rd4_0 ? vb4_0 : \$149 [23:0];
-  assign \$151  = \$150  + prod6_lo_0;
-  assign \$153  = \$152  + idx6_0;
-  assign \$signature__en$198  = v6_0 & push6_0;
-  assign \$155  = acc4_1 + va4_1;
-  assign \$signature__data$207  = rd4_1 ? vb4_1 : \$155 [23:0];
-  assign \$157  = \$156  + prod6_lo_1;
-  assign \$159  = \$158  + idx6_1;
-  assign \$signature__en$218  = v6_1 & push6_1;
-  assign \$161  = ! filled;
-  assign \$162  = 3'h4 - filled;
-  assign \$163  = \$161  ? 4'h3 : \$162 ;
-  assign \$164  = rd__frame < \$163 [1:0];
-  assign logical = \$164  ? \$163 [1:0] : rd__frame;
-  assign \$165  = head + logical;
-  assign \$167  = \$166  + rd__index[12:1];
-  assign \$168  = head + logical;
-  assign \$170  = \$169  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$228  : \$signature__data$227 ;
-  assign \$171  = mb + n;
-  assign \$172  = \$171  >= 2'h3;
-  assign \$173  = q + \$172 ;
-  assign \$174  = mb + n;
-  assign \$175  = \$174  >= 3'h6;
-  assign \$176  = \$173  + \$175 ;
-  assign \$177  = mb + n;
-  assign \$178  = mb + n;
-  assign \$179  = \$178  >= 3'h6;
-  assign \$180  = mb + n;
-  assign \$181  = \$180  >= 2'h3;
-  assign \$182  = \$181  ? 2'h3 : 2'h0;
-  assign \$183  = \$179  ? 3'h6 : { 1'h0, \$182  };
-  assign \$184  = \$177  - \$183 ;
-  assign \$185  = y + 1'h1;
-  assign \$186  = py + 7'h54;
-  assign \$187  = \$186  - 8'hd2;
-  assign \$188  = row_base + 7'h54;
-  assign \$189  = py + 7'h54;
-  assign \$190  = x + n;
-  assign \$191  = c + cols_passed1;
-  assign \$192  = c + cols_passed2;
-  assign \$193  = c + cols_passed3;
-  assign \$194  = | x;
-  assign \$195  = stream__line_end & \$194 ;
-  assign \$196  = ~ line_done;
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = \$197  | broken;
-  assign \$199  = x + n;
-  assign \$200  = \$199  > 8'ha0;
-  assign \$201  = accept & \$200 ;
-  assign \$202  = \$198  | \$201 ;
-  assign \$203  = y == 8'hd2;
-  assign \$204  = ! y;
-  assign \$205  = ! x;
-  assign \$206  = \$204  & \$205 ;
+  assign \$145  = hacc_in + beat_head_s;
+  assign \$146  = ! emit_first_col[0];
+  assign \$147  = emit_first & \$146 ;
+  assign \$148  = ! emit_second_col[0];
+  assign \$149  = emit_second & \$148 ;
+  assign \$151  = emit_first & \$150 ;
+  assign \$153  = emit_second & \$152 ;
+  assign \$154  = acc4_0 + va4_0;
+  assign \$signature__data$187  = rd4_0 ? vb4_0 : \$154 [23:0];
+  assign \$156  = \$155  + prod6_lo_0;
+  assign \$158  = \$157  + idx6_0;
+  assign \$signature__en$199  = v6_0 & push6_0;
+  assign \$160  = acc4_1 + va4_1;
+  assign \$signature__data$208  = rd4_1 ? vb4_1 : \$160 [23:0];
+  assign \$162  = \$161  + prod6_lo_1;
+  assign \$164  = \$163  + idx6_1;
+  assign \$signature__en$219  = v6_1 & push6_1;
+  assign \$166  = ! filled;
+  assign \$167  = 3'h4 - filled;
+  assign \$168  = \$166  ? 4'h3 : \$167 ;
+  assign \$169  = rd__frame < \$168 [1:0];
+  assign logical = \$169  ? \$168 [1:0] : rd__frame;
+  assign \$170  = head + logical;
+  assign \$172  = \$171  + rd__index[12:1];
+  assign \$173  = head + logical;
+  assign \$175  = \$174  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$229  : \$signature__data$228 ;
+  assign \$176  = mb + n;
+  assign \$177  = \$176  >= 2'h3;
+  assign \$178  = q + \$177 ;
+  assign \$179  = mb + n;
+  assign \$180  = \$179  >= 3'h6;
+  assign \$181  = \$178  + \$180 ;
+  assign \$182  = mb + n;
+  assign \$183  = mb + n;
+  assign \$184  = \$183  >= 3'h6;
+  assign \$185  = mb + n;
+  assign \$186  = \$185  >= 2'h3;
+  assign \$187  = \$186  ? 2'h3 : 2'h0;
+  assign \$188  = \$184  ? 3'h6 : { 1'h0, \$187  };
+  assign \$189  = \$182  - \$188 ;
+  assign \$190  = y + 1'h1;
+  assign \$191  = py + 7'h54;
+  assign \$192  = \$191  - 8'hd2;
+  assign \$193  = row_base + 7'h54;
+  assign \$194  = py + 7'h54;
+  assign \$195  = x + n;
+  assign \$196  = c + cols_passed1;
+  assign \$197  = c + cols_passed2;
+  assign \$198  = c + cols_passed3;
+  assign \$199  = | x;
+  assign \$200  = stream__line_end & \$199 ;
+  assign \$201  = ~ line_done;
+  assign \$202  = \$200  & \$201 ;
+  assign \$203  = \$202  | broken;
+  assign \$204  = x + n;
+  assign \$205  = \$204  > 8'ha0;
+  assign \$206  = accept & \$205 ;
   assign \$207  = \$203  | \$206 ;
-  assign \$208  = ~ \$207 ;
-  assign \$209  = ! x;
-  assign \$210  = ! y;
-  assign \$211  = wxa1b_0 * g0;
-  assign \$212  = wxb1b_0 * g0;
-  assign \$213  = wxa1b_1 * g1;
-  assign \$214  = wxb1b_1 * g1;
-  assign \$215  = wxa1b_2 * g2;
-  assign \$216  = wxb1b_2 * g2;
-  assign \$219  = ! \$102 [1:0];
-  assign \$220  = v1b_1 & \$219 ;
-  assign \$221  = ! \$104 [1:0];
-  assign \$222  = v1b_2 & \$221 ;
-  assign \$223  = v1b_0 & cd1b_0;
-  assign \$228  = v1b_0 & \$227 ;
-  assign \$229  = v1b_1 & cd1b_1;
-  assign \$230  = ! \$102 [1:0];
-  assign \$231  = \$229  & \$230 ;
-  assign \$232  = \$102 [1:0] == 1'h1;
-  assign \$233  = \$231  | \$232 ;
-  assign \$234  = v1b_1 & \$233 ;
-  assign \$235  = v1b_2 & cd1b_2;
-  assign \$236  = ! \$104 [1:0];
-  assign \$237  = \$235  & \$236 ;
-  assign \$238  = \$104 [1:0] == 1'h1;
-  assign \$239  = \$237  | \$238 ;
-  assign \$240  = v1b_2 & \$239 ;
-  assign \$242  = ! \$102 [1:0];
-  assign \$243  = ! \$104 [1:0];
-  assign \$244  = v1b_0 & cd1b_0;
-  assign \$245  = 1'h0 + \$244 ;
-  assign \$246  = \$245  == \$106 [1:0];
-  assign \$247  = v1b_0 & \$246 ;
-  assign \$248  = v1b_1 & cd1b_1;
-  assign \$249  = \$102 [1:0] + \$248 ;
-  assign \$250  = \$249  == \$106 [1:0];
-  assign \$251  = v1b_1 & \$250 ;
-  assign \$252  = v1b_2 & cd1b_2;
-  assign \$253  = \$104 [1:0] + \$252 ;
-  assign \$254  = \$253  == \$106 [1:0];
-  assign \$255  = v1b_2 & \$254 ;
-  assign \$256  = v1b_0 & cd1b_0;
+  assign \$208  = accept & first;
+  assign \$209  = \$208  & ctl__push;
+  assign \$210  = ~ ctl__zero_prev;
+  assign \$211  = \$209  & \$210 ;
+  assign \$212  = \$211  & prev_partial;
+  assign \$213  = ! y;
+  assign \$214  = ! x;
+  assign \$215  = \$213  & \$214 ;
+  assign \$216  = ~ \$215 ;
+  assign \$217  = \$signal$69  & frame_push;
+  assign \$218  = ! x;
+  assign \$219  = ! y;
+  assign \$220  = wxa1b_0 * g0;
+  assign \$221  = wxb1b_0 * g0;
+  assign \$222  = wxa1b_1 * g1;
+  assign \$223  = wxb1b_1 * g1;
+  assign \$224  = wxa1b_2 * g2;
+  assign \$225  = wxb1b_2 * g2;
+  assign \$228  = ! \$107 [1:0];
+  assign \$229  = v1b_1 & \$228 ;
+  assign \$230  = ! \$109 [1:0];
+  assign \$231  = v1b_2 & \$230 ;
+  assign \$232  = v1b_0 & cd1b_0;
+  assign \$237  = v1b_0 & \$236 ;
+  assign \$238  = v1b_1 & cd1b_1;
+  assign \$239  = ! \$107 [1:0];
+  assign \$240  = \$238  & \$239 ;
+  assign \$241  = \$107 [1:0] == 1'h1;
+  assign \$242  = \$240  | \$241 ;
+  assign \$243  = v1b_1 & \$242 ;
+  assign \$244  = v1b_2 & cd1b_2;
+  assign \$245  = ! \$109 [1:0];
+  assign \$246  = \$244  & \$245 ;
+  assign \$247  = \$109 [1:0] == 1'h1;
+  assign \$248  = \$246  | \$247 ;
+  assign \$249  = v1b_2 & \$248 ;
+  assign \$251  = ! \$107 [1:0];
+  assign \$252  = ! \$109 [1:0];
+  assign \$253  = v1b_0 & cd1b_0;
+  assign \$254  = 1'h0 + \$253 ;
+  assign \$255  = \$254  == \$111 [1:0];
+  assign \$256  = v1b_0 & \$255 ;
   assign \$257  = v1b_1 & cd1b_1;
-  assign \$258  = v1b_2 & cd1b_2;
-  assign \$259  = v1b_0 & cd1b_0;
-  assign \$262  = v1b_1 & cd1b_1;
-  assign \$263  = ! \$102 [1:0];
-  assign \$264  = \$262  & \$263 ;
-  assign \$265  = v1b_2 & cd1b_2;
-  assign \$266  = ! \$104 [1:0];
-  assign \$267  = \$265  & \$266 ;
+  assign \$258  = \$107 [1:0] + \$257 ;
+  assign \$259  = \$258  == \$111 [1:0];
+  assign \$260  = v1b_1 & \$259 ;
+  assign \$261  = v1b_2 & cd1b_2;
+  assign \$262  = \$109 [1:0] + \$261 ;
+  assign \$263  = \$262  == \$111 [1:0];
+  assign \$264  = v1b_2 & \$263 ;
+  assign \$265  = v1b_0 & cd1b_0;
+  assign \$266  = v1b_1 & cd1b_1;
+  assign \$267  = v1b_2 & cd1b_2;
   assign \$268  = v1b_0 & cd1b_0;
   assign \$271  = v1b_1 & cd1b_1;
-  assign \$272  = \$102 [1:0] == 1'h1;
+  assign \$272  = ! \$107 [1:0];
   assign \$273  = \$271  & \$272 ;
   assign \$274  = v1b_2 & cd1b_2;
-  assign \$275  = \$104 [1:0] == 1'h1;
+  assign \$275  = ! \$109 [1:0];
   assign \$276  = \$274  & \$275 ;
-  assign \$277  = | completions;
-  assign \$278  = completions == 2'h2;
-  assign \$279  = emit_first ? beat_tail_s : \$140 [15:0];
-  assign \$280  = wya3_0 * h3_0;
-  assign \$281  = wya3_0 * h3_0;
-  assign \$282  = \$281  + 15'h41a0;
-  assign \$283  = wyb3_0 * h3_0;
-  assign \$284  = top3_0 ? 24'h000000 : \$signature__data$300 ;
-  assign \$285  = \$signature__en$189  & rd4_0;
-  assign \$286  = acc4_0 + va4h_0;
-  assign \$287  = base4_0 + c4_0;
-  assign \$288  = num5_0 * 16'hd49b;
-  assign \$289  = num5_0 * 6'h3e;
-  assign \$290  = wya3_1 * h3_1;
-  assign \$291  = wya3_1 * h3_1;
-  assign \$292  = \$291  + 15'h41a0;
-  assign \$293  = wyb3_1 * h3_1;
-  assign \$294  = top3_1 ? 24'h000000 : \$signature__data$321 ;
-  assign \$295  = \$signature__en$210  & rd4_1;
-  assign \$296  = acc4_1 + va4h_1;
-  assign \$297  = base4_1 + c4_1;
-  assign \$298  = num5_1 * 16'hd49b;
-  assign \$299  = num5_1 * 6'h3e;
-  assign \$300  = accept & first;
-  assign \$301  = \$300  & ctl__push;
-  assign \$302  = v6_0 & push6_0;
-  assign \$303  = \$302  & l6_0;
-  assign \$304  = v6_1 & push6_1;
-  assign \$305  = \$304  & l6_1;
-  assign \$306  = \$303  | \$305 ;
-  assign \$307  = head + 1'h1;
-  assign \$308  = filled == 3'h4;
-  assign \$309  = filled + 1'h1;
-  assign \$310  = \$308  ? 4'h4 : \$309 ;
+  assign \$277  = v1b_0 & cd1b_0;
+  assign \$280  = v1b_1 & cd1b_1;
+  assign \$281  = \$107 [1:0] == 1'h1;
+  assign \$282  = \$280  & \$281 ;
+  assign \$283  = v1b_2 & cd1b_2;
+  assign \$284  = \$109 [1:0] == 1'h1;
+  assign \$285  = \$283  & \$284 ;
+  assign \$286  = | completions;
+  assign \$287  = completions == 2'h2;
+  assign \$288  = emit_first ? beat_tail_s : \$145 [15:0];
+  assign \$289  = wya3_0 * h3_0;
+  assign \$290  = wya3_0 * h3_0;
+  assign \$291  = \$290  + 15'h41a0;
+  assign \$292  = wyb3_0 * h3_0;
+  assign \$293  = top3_0 ? 24'h000000 : \$signature__data$302 ;
+  assign \$294  = \$signature__en$190  & rd4_0;
+  assign \$295  = acc4_0 + va4h_0;
+  assign \$296  = base4_0 + c4_0;
+  assign \$297  = num5_0 * 16'hd49b;
+  assign \$298  = num5_0 * 6'h3e;
+  assign \$299  = wya3_1 * h3_1;
+  assign \$300  = wya3_1 * h3_1;
+  assign \$301  = \$300  + 15'h41a0;
+  assign \$302  = wyb3_1 * h3_1;
+  assign \$303  = top3_1 ? 24'h000000 : \$signature__data$323 ;
+  assign \$304  = \$signature__en$211  & rd4_1;
+  assign \$305  = acc4_1 + va4h_1;
+  assign \$306  = base4_1 + c4_1;
+  assign \$307  = num5_1 * 16'hd49b;
+  assign \$308  = num5_1 * 6'h3e;
+  assign \$309  = accept & first;
+  assign \$310  = \$309  & ctl__push;
+  assign \$311  = v6_0 & push6_0;
+  assign \$312  = \$311  & l6_0;
+  assign \$313  = v6_1 & push6_1;
+  assign \$314  = \$313  & l6_1;
+  assign \$315  = \$312  | \$314 ;
+  assign \$316  = head + 1'h1;
+  assign \$317  = filled == 3'h4;
+  assign \$318  = filled + 1'h1;
+  assign \$319  = \$317  ? 4'h4 : \$318 ;
   always @(posedge clk)
-    q <= \$311 ;
+    q <= \$320 ;
   always @(posedge clk)
-    mb <= \$312 ;
+    mb <= \$321 ;
   always @(posedge clk)
-    frame_push <= \$313 ;
+    frame_push <= \$322 ;
   always @(posedge clk)
-    frame_zero <= \$314 ;
+    frame_zero <= \$323 ;
   always @(posedge clk)
-    x <= \$315 ;
+    x <= \$324 ;
   always @(posedge clk)
-    px <= \$316 ;
+    px <= \$325 ;
   always @(posedge clk)
-    c <= \$317 ;
+    c <= \$326 ;
   always @(posedge clk)
-    y <= \$318 ;
+    y <= \$327 ;
   always @(posedge clk)
-    py <= \$319 ;
+    py <= \$328 ;
   always @(posedge clk)
-    row_base <= \$320 ;
+    row_base <= \$329 ;
   always @(posedge clk)
-    sync_error <= \$321 ;
+    sync_error <= \$330 ;
   always @(posedge clk)
-    v1_0 <= \$322 ;
+    prev_partial <= \$331 ;
   always @(posedge clk)
-    v1_1 <= \$323 ;
+    v1_0 <= \$332 ;
   always @(posedge clk)
-    v1_2 <= \$324 ;
+    v1_1 <= \$333 ;
   always @(posedge clk)
-    cd1_0 <= \$325 ;
+    v1_2 <= \$334 ;
   always @(posedge clk)
-    cd1_1 <= \$326 ;
+    cd1_0 <= \$335 ;
   always @(posedge clk)
-    cd1_2 <= \$327 ;
+    cd1_1 <= \$336 ;
   always @(posedge clk)
-    wxa1_0 <= \$328 ;
+    cd1_2 <= \$337 ;
   always @(posedge clk)
-    wxa1_1 <= \$329 ;
+    wxa1_0 <= \$338 ;
   always @(posedge clk)
-    wxa1_2 <= \$330 ;
+    wxa1_1 <= \$339 ;
   always @(posedge clk)
-    wxb1_0 <= \$331 ;
+    wxa1_2 <= \$340 ;
   always @(posedge clk)
-    wxb1_1 <= \$332 ;
+    wxb1_0 <= \$341 ;
   always @(posedge clk)
-    wxb1_2 <= \$333 ;
+    wxb1_1 <= \$342 ;
   always @(posedge clk)
-    c1_0 <= \$334 ;
+    wxb1_2 <= \$343 ;
   always @(posedge clk)
-    c1_1 <= \$335 ;
+    c1_0 <= \$344 ;
   always @(posedge clk)
-    c1_2 <= \$336 ;
+    c1_1 <= \$345 ;
   always @(posedge clk)
-    last1_0 <= \$337 ;
+    c1_2 <= \$346 ;
   always @(posedge clk)
-    last1_1 <= \$338 ;
+    last1_0 <= \$347 ;
   always @(posedge clk)
-    last1_2 <= \$339 ;
+    last1_1 <= \$348 ;
   always @(posedge clk)
-    x0_1 <= \$340 ;
+    last1_2 <= \$349 ;
   always @(posedge clk)
-    rd1 <= \$341 ;
+    x0_1 <= \$350 ;
   always @(posedge clk)
-    wya1 <= \$342 ;
+    rd1 <= \$351 ;
   always @(posedge clk)
-    wyb1 <= \$343 ;
+    wya1 <= \$352 ;
   always @(posedge clk)
-    top1 <= \$344 ;
-  always @(posedge clk)
-    base1 <= \$345 ;
-  always @(posedge clk)
-    push1 <= \$346 ;
-  always @(posedge clk)
-    zero1 <= \$347 ;
-  always @(posedge clk)
-    q1 <= \$348 ;
-  always @(posedge clk)
-    mb1 <= \$349 ;
-  always @(posedge clk)
-    grey1b_0 <= \$350 ;
-  always @(posedge clk)
-    prev1b_0 <= \$351 ;
-  always @(posedge clk)
-    grey1b_1 <= \$352 ;
-  always @(posedge clk)
-    prev1b_1 <= \$353 ;
-  always @(posedge clk)
-    grey1b_2 <= \$354 ;
+    wyb1 <= \$353 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = zero1;
+    \$355  = row_base;
+    if (rst) begin
+      \$355  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$356  = this_push;
     if (rst) begin
       \$356  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = v1_0;
+    \$357  = this_zero;
     if (rst) begin
       \$357  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$358  = v1_1;
+    \$358  = q;
     if (rst) begin
-      \$358  = 1'h0;
+      \$358  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$359  = v1_2;
+    \$359  = mb;
     if (rst) begin
-      \$359  = 1'h0;
+      \$359  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$360  = cd1_0;
+    \$360  = \$signature__data$80 ;
     if (rst) begin
-      \$360  = 1'h0;
+      \$360  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$361  = cd1_1;
+    \$361  = prev_grey0;
     if (rst) begin
-      \$361  = 1'h0;
+      \$361  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$362  = cd1_2;
+    \$362  = \$signature__data$85 ;
     if (rst) begin
-      \$362  = 1'h0;
+      \$362  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$363  = c1_0;
+    \$363  = prev_grey1;
     if (rst) begin
-      \$363  = 7'h00;
+      \$363  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$364  = c1_1;
+    \$364  = \$signature__data$90 ;
     if (rst) begin
-      \$364  = 7'h00;
+      \$364  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$365  = c1_2;
+    \$365  = prev_grey2;
     if (rst) begin
-      \$365  = 7'h00;
+      \$365  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$366  = last1_0;
+    \$366  = zero1;
     if (rst) begin
       \$366  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$367  = last1_1;
+    \$367  = v1_0;
     if (rst) begin
       \$367  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$368  = last1_2;
+    \$368  = v1_1;
     if (rst) begin
       \$368  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$369  = wxa1_0;
+    \$369  = v1_2;
     if (rst) begin
-      \$369  = 7'h00;
+      \$369  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$370  = wxa1_1;
+    \$370  = cd1_0;
     if (rst) begin
-      \$370  = 7'h00;
+      \$370  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$371  = wxa1_2;
+    \$371  = cd1_1;
     if (rst) begin
-      \$371  = 7'h00;
+      \$371  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$372  = wxb1_0;
+    \$372  = cd1_2;
     if (rst) begin
-      \$372  = 7'h00;
+      \$372  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$373  = wxb1_1;
+    \$373  = c1_0;
     if (rst) begin
       \$373  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$374  = wxb1_2;
+    \$374  = c1_1;
     if (rst) begin
       \$374  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$375  = x0_1;
+    \$375  = c1_2;
     if (rst) begin
-      \$375  = 1'h0;
+      \$375  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$376  = rd1;
+    \$376  = last1_0;
     if (rst) begin
       \$376  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$377  = wya1;
+    \$377  = last1_1;
     if (rst) begin
-      \$377  = 7'h00;
+      \$377  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$378  = wyb1;
+    \$378  = last1_2;
     if (rst) begin
-      \$378  = 7'h00;
+      \$378  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = top1;
+    \$379  = wxa1_0;
     if (rst) begin
-      \$379  = 1'h0;
+      \$379  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = base1;
+    \$380  = wxa1_1;
     if (rst) begin
-      \$380  = 13'h0000;
+      \$380  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = push1;
+    \$381  = wxa1_2;
     if (rst) begin
-      \$381  = 1'h0;
+      \$381  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = { 1'h0, \$211  };
+    \$382  = wxb1_0;
     if (rst) begin
-      \$382  = 16'h0000;
+      \$382  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = { 1'h0, \$212  };
+    \$383  = wxb1_1;
     if (rst) begin
-      \$383  = 16'h0000;
+      \$383  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = { 1'h0, \$213  };
+    \$384  = wxb1_2;
     if (rst) begin
-      \$384  = 16'h0000;
+      \$384  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = { 1'h0, \$214  };
+    \$385  = x0_1;
     if (rst) begin
-      \$385  = 16'h0000;
+      \$385  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = { 1'h0, \$215  };
+    \$386  = rd1;
     if (rst) begin
-      \$386  = 16'h0000;
+      \$386  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = { 1'h0, \$216  };
+    \$387  = wya1;
     if (rst) begin
-      \$387  = 16'h0000;
+      \$387  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = v1b_0;
+    \$388  = wyb1;
     if (rst) begin
-      \$388  = 1'h0;
+      \$388  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = c1b_0;
+    \$389  = top1;
     if (rst) begin
-      \$389  = 7'h00;
+      \$389  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = c1b_1;
+    \$390  = base1;
     if (rst) begin
-      \$390  = 7'h00;
+      \$390  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = c1b_2;
+    \$391  = push1;
     if (rst) begin
-      \$391  = 7'h00;
+      \$391  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = last1b_0;
+    \$392  = { 1'h0, \$220  };
     if (rst) begin
-      \$392  = 1'h0;
+      \$392  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = last1b_1;
+    \$393  = { 1'h0, \$221  };
     if (rst) begin
-      \$393  = 1'h0;
+      \$393  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = last1b_2;
+    \$394  = { 1'h0, \$222  };
     if (rst) begin
-      \$394  = 1'h0;
+      \$394  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = x0_1b;
+    \$395  = { 1'h0, \$223  };
     if (rst) begin
-      \$395  = 1'h0;
+      \$395  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = rd1b;
+    \$396  = { 1'h0, \$224  };
     if (rst) begin
-      \$396  = 1'h0;
+      \$396  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = wya1b;
+    \$397  = { 1'h0, \$225  };
     if (rst) begin
-      \$397  = 7'h00;
+      \$397  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = wyb1b;
+    \$398  = v1b_0;
     if (rst) begin
-      \$398  = 7'h00;
+      \$398  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = top1b;
+    \$399  = c1b_0;
     if (rst) begin
-      \$399  = 1'h0;
+      \$399  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = base1b;
+    \$400  = c1b_1;
     if (rst) begin
-      \$400  = 13'h0000;
+      \$400  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = push1b;
+    \$401  = c1b_2;
     if (rst) begin
-      \$401  = 1'h0;
+      \$401  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = \$218 ;
+    \$402  = last1b_0;
     if (rst) begin
       \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = \$220 ;
+    \$403  = last1b_1;
     if (rst) begin
       \$403  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = \$222 ;
+    \$404  = last1b_2;
     if (rst) begin
       \$404  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = \$228 ;
+    \$405  = x0_1b;
     if (rst) begin
       \$405  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = \$234 ;
+    \$406  = rd1b;
     if (rst) begin
       \$406  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = \$240 ;
+    \$407  = wya1b;
     if (rst) begin
-      \$407  = 1'h0;
+      \$407  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = \$241 ;
+    \$408  = wyb1b;
     if (rst) begin
-      \$408  = 1'h0;
+      \$408  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = \$242 ;
+    \$409  = top1b;
     if (rst) begin
       \$409  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = \$243 ;
+    \$410  = base1b;
     if (rst) begin
-      \$410  = 1'h0;
+      \$410  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = \$247 ;
+    \$411  = push1b;
     if (rst) begin
       \$411  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = \$251 ;
+    \$412  = \$227 ;
     if (rst) begin
       \$412  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = \$255 ;
+    \$413  = \$229 ;
     if (rst) begin
       \$413  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = \$256 ;
+    \$414  = \$231 ;
     if (rst) begin
       \$414  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = \$257 ;
+    \$415  = \$237 ;
     if (rst) begin
       \$415  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = \$258 ;
+    \$416  = \$243 ;
     if (rst) begin
       \$416  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = \$261 ;
+    \$417  = \$249 ;
     if (rst) begin
       \$417  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = \$264 ;
+    \$418  = \$250 ;
     if (rst) begin
       \$418  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = \$267 ;
+    \$419  = \$251 ;
     if (rst) begin
       \$419  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = \$270 ;
+    \$420  = \$252 ;
     if (rst) begin
       \$420  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = \$273 ;
+    \$421  = \$256 ;
     if (rst) begin
       \$421  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = \$276 ;
+    \$422  = \$260 ;
     if (rst) begin
       \$422  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = \$106 [1:0];
+    \$423  = \$264 ;
     if (rst) begin
-      \$423  = 2'h0;
+      \$423  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = \$277 ;
+    \$424  = \$265 ;
     if (rst) begin
       \$424  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = first_col;
+    \$425  = \$266 ;
     if (rst) begin
-      \$425  = 7'h00;
+      \$425  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = first_last;
+    \$426  = \$267 ;
     if (rst) begin
       \$426  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = \$278 ;
+    \$427  = \$270 ;
     if (rst) begin
       \$427  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = second_col;
+    \$428  = \$273 ;
     if (rst) begin
-      \$428  = 7'h00;
+      \$428  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = second_last;
+    \$429  = \$276 ;
     if (rst) begin
       \$429  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = \$115 [15:0];
+    \$430  = \$279 ;
     if (rst) begin
-      \$430  = 16'h0000;
+      \$430  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = \$127 [15:0];
+    \$431  = \$282 ;
     if (rst) begin
-      \$431  = 16'h0000;
+      \$431  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = \$139 [15:0];
+    \$432  = \$285 ;
     if (rst) begin
-      \$432  = 16'h0000;
+      \$432  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = v2_0;
+    \$433  = \$111 [1:0];
     if (rst) begin
-      \$433  = 1'h0;
+      \$433  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = x0_2;
+    \$434  = \$286 ;
     if (rst) begin
       \$434  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = rd2;
+    \$435  = first_col;
     if (rst) begin
-      \$435  = 1'h0;
+      \$435  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = wya2;
+    \$436  = first_last;
     if (rst) begin
-      \$436  = 7'h00;
+      \$436  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = wyb2;
+    \$437  = \$287 ;
     if (rst) begin
-      \$437  = 7'h00;
+      \$437  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = top2;
+    \$438  = second_col;
     if (rst) begin
-      \$438  = 1'h0;
+      \$438  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = base2;
+    \$439  = second_last;
     if (rst) begin
-      \$439  = 13'h0000;
+      \$439  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = push2;
+    \$440  = \$120 [15:0];
     if (rst) begin
-      \$440  = 1'h0;
+      \$440  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = hacc;
-    if (beat_valid) begin
-      \$441  = \$279 ;
-    end
+    \$441  = \$132 [15:0];
     if (rst) begin
       \$441  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = emit0;
+    \$442  = \$144 [15:0];
     if (rst) begin
-      \$442  = 1'h0;
+      \$442  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = esum0;
+    \$443  = v2_0;
     if (rst) begin
-      \$443  = 16'h0000;
+      \$443  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = ecol0;
+    \$444  = x0_2;
     if (rst) begin
-      \$444  = 7'h00;
+      \$444  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = elast0;
+    \$445  = rd2;
     if (rst) begin
       \$445  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = rd2b;
+    \$446  = wya2;
     if (rst) begin
-      \$446  = 1'h0;
+      \$446  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = wya2b;
+    \$447  = wyb2;
     if (rst) begin
       \$447  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = wyb2b;
+    \$448  = top2;
     if (rst) begin
-      \$448  = 7'h00;
+      \$448  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = top2b;
+    \$449  = base2;
     if (rst) begin
-      \$449  = 1'h0;
+      \$449  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = base2b;
+    \$450  = push2;
     if (rst) begin
-      \$450  = 13'h0000;
+      \$450  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = push2b;
+    \$451  = hacc;
+    if (beat_valid) begin
+      \$451  = \$288 ;
+    end
     if (rst) begin
-      \$451  = 1'h0;
+      \$451  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = { 1'h0, \$280  };
+    \$452  = emit0;
     if (rst) begin
-      \$452  = 24'h000000;
+      \$452  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = \$282 ;
+    \$453  = esum0;
     if (rst) begin
-      \$453  = 24'h000000;
+      \$453  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = { 1'h0, \$283  };
+    \$454  = ecol0;
     if (rst) begin
-      \$454  = 24'h000000;
+      \$454  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = \$284 ;
+    \$455  = elast0;
     if (rst) begin
-      \$455  = 24'h000000;
+      \$455  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = v3_0;
+    \$456  = rd2b;
     if (rst) begin
       \$456  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = c3_0;
+    \$457  = wya2b;
     if (rst) begin
       \$457  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = rd3_0;
+    \$458  = wyb2b;
     if (rst) begin
-      \$458  = 1'h0;
+      \$458  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = base3_0;
+    \$459  = top2b;
     if (rst) begin
-      \$459  = 13'h0000;
+      \$459  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = l3_0;
+    \$460  = base2b;
     if (rst) begin
-      \$460  = 1'h0;
+      \$460  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = push3_0;
+    \$461  = push2b;
     if (rst) begin
       \$461  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = \$285 ;
+    \$462  = { 1'h0, \$289  };
     if (rst) begin
-      \$462  = 1'h0;
+      \$462  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = \$286 [23:0];
+    \$463  = \$291 ;
     if (rst) begin
       \$463  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = \$287 [12:1];
+    \$464  = { 1'h0, \$292  };
     if (rst) begin
-      \$464  = 12'h000;
+      \$464  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = l4_0;
+    \$465  = \$293 ;
     if (rst) begin
-      \$465  = 1'h0;
+      \$465  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = push4_0;
+    \$466  = v3_0;
     if (rst) begin
       \$466  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = { 1'h0, \$288  };
+    \$467  = c3_0;
     if (rst) begin
-      \$467  = 41'h00000000000;
+      \$467  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = \$289 ;
+    \$468  = rd3_0;
     if (rst) begin
-      \$468  = 30'h00000000;
+      \$468  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = v5_0;
+    \$469  = base3_0;
     if (rst) begin
-      \$469  = 1'h0;
+      \$469  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = idx5_0;
+    \$470  = l3_0;
     if (rst) begin
-      \$470  = 12'h000;
+      \$470  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = l5_0;
+    \$471  = push3_0;
     if (rst) begin
       \$471  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = push5_0;
+    \$472  = \$294 ;
     if (rst) begin
       \$472  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = emit1;
+    \$473  = \$295 [23:0];
     if (rst) begin
-      \$473  = 1'h0;
+      \$473  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = esum1;
+    \$474  = \$296 [12:1];
     if (rst) begin
-      \$474  = 16'h0000;
+      \$474  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = ecol1;
+    \$475  = l4_0;
     if (rst) begin
-      \$475  = 7'h00;
+      \$475  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = elast1;
+    \$476  = push4_0;
     if (rst) begin
       \$476  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = rd2b;
+    \$477  = { 1'h0, \$297  };
     if (rst) begin
-      \$477  = 1'h0;
+      \$477  = 41'h00000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = wya2b;
+    \$478  = \$298 ;
     if (rst) begin
-      \$478  = 7'h00;
+      \$478  = 30'h00000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = wyb2b;
+    \$479  = v5_0;
     if (rst) begin
-      \$479  = 7'h00;
+      \$479  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = top2b;
+    \$480  = idx5_0;
     if (rst) begin
-      \$480  = 1'h0;
+      \$480  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = base2b;
+    \$481  = l5_0;
     if (rst) begin
-      \$481  = 13'h0000;
+      \$481  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = push2b;
+    \$482  = push5_0;
     if (rst) begin
       \$482  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = { 1'h0, \$290  };
+    \$483  = emit1;
     if (rst) begin
-      \$483  = 24'h000000;
+      \$483  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = \$292 ;
+    \$484  = esum1;
     if (rst) begin
-      \$484  = 24'h000000;
+      \$484  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = { 1'h0, \$293  };
+    \$485  = ecol1;
     if (rst) begin
-      \$485  = 24'h000000;
+      \$485  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = \$294 ;
+    \$486  = elast1;
     if (rst) begin
-      \$486  = 24'h000000;
+      \$486  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = v3_1;
+    \$487  = rd2b;
     if (rst) begin
       \$487  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = c3_1;
+    \$488  = wya2b;
     if (rst) begin
       \$488  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = rd3_1;
+    \$489  = wyb2b;
     if (rst) begin
-      \$489  = 1'h0;
+      \$489  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = base3_1;
+    \$490  = top2b;
     if (rst) begin
-      \$490  = 13'h0000;
+      \$490  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = l3_1;
+    \$491  = base2b;
     if (rst) begin
-      \$491  = 1'h0;
+      \$491  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = push3_1;
+    \$492  = push2b;
     if (rst) begin
       \$492  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = \$295 ;
+    \$493  = { 1'h0, \$299  };
     if (rst) begin
-      \$493  = 1'h0;
+      \$493  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$494  = \$296 [23:0];
+    \$494  = \$301 ;
     if (rst) begin
       \$494  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$495  = \$297 [12:1];
+    \$495  = { 1'h0, \$302  };
     if (rst) begin
-      \$495  = 12'h000;
+      \$495  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$496  = l4_1;
+    \$496  = \$303 ;
     if (rst) begin
-      \$496  = 1'h0;
+      \$496  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$497  = push4_1;
+    \$497  = v3_1;
     if (rst) begin
       \$497  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$498  = { 1'h0, \$298  };
+    \$498  = c3_1;
     if (rst) begin
-      \$498  = 41'h00000000000;
+      \$498  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$499  = \$299 ;
+    \$499  = rd3_1;
     if (rst) begin
-      \$499  = 30'h00000000;
+      \$499  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$500  = v5_1;
+    \$500  = base3_1;
     if (rst) begin
-      \$500  = 1'h0;
+      \$500  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$501  = idx5_1;
+    \$501  = l3_1;
     if (rst) begin
-      \$501  = 12'h000;
+      \$501  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$502  = l5_1;
+    \$502  = push3_1;
     if (rst) begin
       \$502  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$503  = push5_1;
+    \$503  = \$304 ;
     if (rst) begin
       \$503  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$504  = ctl__obs_valid;
-    if (\$301 ) begin
-      \$504  = 1'h0;
-    end
-    if (\$306 ) begin
-      \$504  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$504  = 1'h0;
-    end
+    \$504  = \$305 [23:0];
     if (rst) begin
-      \$504  = 1'h0;
+      \$504  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$505  = head;
-    if (\$306 ) begin
-      \$505  = \$307 [1:0];
-    end
-    if (ctl__clear) begin
-      \$505  = 2'h0;
-    end
+    \$505  = \$306 [12:1];
     if (rst) begin
-      \$505  = 2'h0;
+      \$505  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$506  = filled;
-    if (\$306 ) begin
-      \$506  = \$310 [2:0];
-    end
-    if (ctl__clear) begin
-      \$506  = 3'h0;
-    end
+    \$506  = l4_1;
     if (rst) begin
-      \$506  = 3'h0;
+      \$506  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$507  = rd__index[0];
+    \$507  = push4_1;
     if (rst) begin
       \$507  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$152  = 14'h0000;
-      2'h1:
-          \$152  = 14'h0dc8;
-      2'h2:
-          \$152  = 14'h1b90;
-      2'h3:
-          \$152  = 14'h2958;
-    endcase
+    \$508  = { 1'h0, \$307  };
+    if (rst) begin
+      \$508  = 41'h00000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$509  = \$308 ;
+    if (rst) begin
+      \$509  = 30'h00000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$510  = v5_1;
+    if (rst) begin
+      \$510  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$511  = idx5_1;
+    if (rst) begin
+      \$511  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$512  = l5_1;
+    if (rst) begin
+      \$512  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$513  = push5_1;
+    if (rst) begin
+      \$513  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$514  = ctl__obs_valid;
+    if (\$310 ) begin
+      \$514  = 1'h0;
+    end
+    if (\$315 ) begin
+      \$514  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$514  = 1'h0;
+    end
+    if (rst) begin
+      \$514  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$515  = head;
+    if (\$315 ) begin
+      \$515  = \$316 [1:0];
+    end
+    if (ctl__clear) begin
+      \$515  = 2'h0;
+    end
+    if (rst) begin
+      \$515  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$516  = filled;
+    if (\$315 ) begin
+      \$516  = \$319 [2:0];
+    end
+    if (ctl__clear) begin
+      \$516  = 3'h0;
+    end
+    if (rst) begin
+      \$516  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$517  = rd__index[0];
+    if (rst) begin
+      \$517  = 1'h0;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$158  = 14'h0000;
+          \$157  = 14'h0000;
       2'h1:
-          \$158  = 14'h0dc8;
+          \$157  = 14'h0dc8;
       2'h2:
-          \$158  = 14'h1b90;
+          \$157  = 14'h1b90;
       2'h3:
-          \$158  = 14'h2958;
+          \$157  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$165 [1:0])
+    casez (head)
       2'h0:
-          \$166  = 14'h0000;
+          \$163  = 14'h0000;
       2'h1:
-          \$166  = 14'h0dc8;
+          \$163  = 14'h0dc8;
       2'h2:
-          \$166  = 14'h1b90;
+          \$163  = 14'h1b90;
       2'h3:
-          \$166  = 14'h2958;
+          \$163  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$168 [1:0])
+    casez (\$170 [1:0])
       2'h0:
-          \$169  = 14'h0000;
+          \$171  = 14'h0000;
       2'h1:
-          \$169  = 14'h0dc8;
+          \$171  = 14'h0dc8;
       2'h2:
-          \$169  = 14'h1b90;
+          \$171  = 14'h1b90;
       2'h3:
-          \$169  = 14'h2958;
+          \$171  = 14'h2958;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$173 [1:0])
+      2'h0:
+          \$174  = 14'h0000;
+      2'h1:
+          \$174  = 14'h0dc8;
+      2'h2:
+          \$174  = 14'h1b90;
+      2'h3:
+          \$174  = 14'h2958;
     endcase
   end
   always @* begin
@@ -3198,9 +3299,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
       2'h0:
           prev_grey0 = \$signature__data ;
       2'h1:
-          prev_grey0 = \$signature__data$72 ;
-      2'h2:
           prev_grey0 = \$signature__data$73 ;
+      2'h2:
+          prev_grey0 = \$signature__data$74 ;
     endcase
   end
   always @* begin
@@ -3208,9 +3309,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     prev_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey1 = \$signature__data$72 ;
-      2'h1:
           prev_grey1 = \$signature__data$73 ;
+      2'h1:
+          prev_grey1 = \$signature__data$74 ;
       2'h2:
           prev_grey1 = \$signature__data ;
     endcase
@@ -3220,35 +3321,35 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     prev_grey2 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey2 = \$signature__data$73 ;
+          prev_grey2 = \$signature__data$74 ;
       2'h1:
           prev_grey2 = \$signature__data ;
       2'h2:
-          prev_grey2 = \$signature__data$72 ;
+          prev_grey2 = \$signature__data$73 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$76  = 14'h0000;
+    \$signature__addr$77  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$76  = \$86 [13:0];
+          \$signature__addr$77  = \$91 [13:0];
       2'h1:
-          \$signature__addr$76  = \$89 [13:0];
+          \$signature__addr$77  = \$94 [13:0];
       2'h2:
-          \$signature__addr$76  = \$92 [13:0];
+          \$signature__addr$77  = \$97 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$78  = 8'h00;
+    \$signature__data$79  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$78  = \$signature__data$79 ;
+          \$signature__data$79  = \$signature__data$80 ;
       2'h1:
-          \$signature__data$78  = \$signature__data$89 ;
+          \$signature__data$79  = \$signature__data$90 ;
       2'h2:
-          \$signature__data$78  = \$signature__data$84 ;
+          \$signature__data$79  = \$signature__data$85 ;
     endcase
   end
   always @* begin
@@ -3265,74 +3366,74 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$82  = 14'h0000;
+    \$signature__addr$83  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$82  = \$87 [13:0];
+          \$signature__addr$83  = \$92 [13:0];
       2'h1:
-          \$signature__addr$82  = \$90 [13:0];
+          \$signature__addr$83  = \$95 [13:0];
       2'h2:
-          \$signature__addr$82  = \$93 [13:0];
+          \$signature__addr$83  = \$98 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$83  = 8'h00;
+    \$signature__data$84  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$83  = \$signature__data$84 ;
+          \$signature__data$84  = \$signature__data$85 ;
       2'h1:
-          \$signature__data$83  = \$signature__data$79 ;
+          \$signature__data$84  = \$signature__data$80 ;
       2'h2:
-          \$signature__data$83  = \$signature__data$89 ;
+          \$signature__data$84  = \$signature__data$90 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$85  = 1'h0;
+    \$signature__en$86  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$85  = v1_1;
+          \$signature__en$86  = v1_1;
       2'h1:
-          \$signature__en$85  = v1_0;
+          \$signature__en$86  = v1_0;
       2'h2:
-          \$signature__en$85  = v1_2;
+          \$signature__en$86  = v1_2;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$87  = 14'h0000;
+    \$signature__addr$88  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$87  = \$88 [13:0];
+          \$signature__addr$88  = \$93 [13:0];
       2'h1:
-          \$signature__addr$87  = \$91 [13:0];
+          \$signature__addr$88  = \$96 [13:0];
       2'h2:
-          \$signature__addr$87  = \$94 [13:0];
+          \$signature__addr$88  = \$99 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$88  = 8'h00;
+    \$signature__data$89  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$88  = \$signature__data$89 ;
+          \$signature__data$89  = \$signature__data$90 ;
       2'h1:
-          \$signature__data$88  = \$signature__data$84 ;
+          \$signature__data$89  = \$signature__data$85 ;
       2'h2:
-          \$signature__data$88  = \$signature__data$79 ;
+          \$signature__data$89  = \$signature__data$80 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$90  = 1'h0;
+    \$signature__en$91  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$90  = v1_2;
+          \$signature__en$91  = v1_2;
       2'h1:
-          \$signature__en$90  = v1_1;
+          \$signature__en$91  = v1_1;
       2'h2:
-          \$signature__en$90  = v1_0;
+          \$signature__en$91  = v1_0;
     endcase
   end
   always @* begin
@@ -3390,507 +3491,448 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit0 = 1'h0;
-    if (\$142 ) begin
+    if (\$147 ) begin
       emit0 = 1'h1;
     end
-    if (\$144 ) begin
+    if (\$149 ) begin
       emit0 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum0 = 16'h0000;
-    if (\$142 ) begin
-      esum0 = \$140 [15:0];
+    if (\$147 ) begin
+      esum0 = \$145 [15:0];
     end
-    if (\$144 ) begin
+    if (\$149 ) begin
       esum0 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol0 = 7'h00;
-    if (\$142 ) begin
+    if (\$147 ) begin
       ecol0 = emit_first_col;
     end
-    if (\$144 ) begin
+    if (\$149 ) begin
       ecol0 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast0 = 1'h0;
-    if (\$142 ) begin
+    if (\$147 ) begin
       elast0 = emit_first_last;
     end
-    if (\$144 ) begin
+    if (\$149 ) begin
       elast0 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit1 = 1'h0;
-    if (\$146 ) begin
+    if (\$151 ) begin
       emit1 = 1'h1;
     end
-    if (\$148 ) begin
+    if (\$153 ) begin
       emit1 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum1 = 16'h0000;
-    if (\$146 ) begin
-      esum1 = \$140 [15:0];
+    if (\$151 ) begin
+      esum1 = \$145 [15:0];
     end
-    if (\$148 ) begin
+    if (\$153 ) begin
       esum1 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol1 = 7'h00;
-    if (\$146 ) begin
+    if (\$151 ) begin
       ecol1 = emit_first_col;
     end
-    if (\$148 ) begin
+    if (\$153 ) begin
       ecol1 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast1 = 1'h0;
-    if (\$146 ) begin
+    if (\$151 ) begin
       elast1 = emit_first_last;
     end
-    if (\$148 ) begin
+    if (\$153 ) begin
       elast1 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$311  = q;
+    \$320  = q;
     if (accept) begin
-      \$311  = \$176 [13:0];
+      \$320  = \$181 [13:0];
     end
     if (stream__frame_end) begin
-      \$311  = 14'h0000;
+      \$320  = 14'h0000;
     end
     if (rst) begin
-      \$311  = 14'h0000;
+      \$320  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$312  = mb;
+    \$321  = mb;
     if (accept) begin
-      \$312  = \$184 [1:0];
+      \$321  = \$189 [1:0];
     end
     if (stream__frame_end) begin
-      \$312  = 2'h0;
+      \$321  = 2'h0;
     end
     if (rst) begin
-      \$312  = 2'h0;
+      \$321  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$313  = frame_push;
+    \$322  = frame_push;
     if (accept) begin
       if (first) begin
-        \$313  = ctl__push;
+        \$322  = ctl__push;
       end
     end
-    if (rst) begin
-      \$313  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$314  = frame_zero;
-    if (accept) begin
-      if (first) begin
-        \$314  = ctl__zero_prev;
-      end
-    end
-    if (rst) begin
-      \$314  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$315  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$315  = 8'h00;
-      end else begin
-        \$315  = \$190 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$315  = 8'h00;
-    end
-    if (rst) begin
-      \$315  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$316  = 8'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$316  = \$32 [7:0];
-          2'h2:
-              \$316  = \$39 [7:0];
-          2'h3:
-              \$316  = \$46 [7:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$316  = 8'h00;
-    end
-    if (rst) begin
-      \$316  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$317  = 7'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$317  = \$191 [6:0];
-          2'h2:
-              \$317  = \$192 [6:0];
-          2'h3:
-              \$317  = \$193 [6:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$317  = 7'h00;
-    end
-    if (rst) begin
-      \$317  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = y;
-    if (accept) begin
-      if (line_done) begin
-        \$318  = \$185 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$318  = 8'h00;
-    end
-    if (rst) begin
-      \$318  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = py;
-    if (accept) begin
-      if (line_done) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$319  = \$187 [7:0];
-        end else begin
-          \$319  = \$189 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$319  = 8'h00;
-    end
-    if (rst) begin
-      \$319  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = row_base;
-    if (accept) begin
-      if (line_done) begin
-        if (row_done) begin
-          \$320  = \$188 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$320  = 13'h0000;
-    end
-    if (rst) begin
-      \$320  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = sync_error;
-    if (\$202 ) begin
-      \$321  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$208 ) begin
-        \$321  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$321  = 1'h0;
-    end
-    if (rst) begin
-      \$321  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = valid0;
     if (rst) begin
       \$322  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = valid1;
+    \$323  = frame_zero;
+    if (accept) begin
+      if (first) begin
+        \$323  = ctl__zero_prev;
+      end
+    end
     if (rst) begin
       \$323  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = valid2;
+    \$324  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$324  = 8'h00;
+      end else begin
+        \$324  = \$195 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$324  = 8'h00;
+    end
     if (rst) begin
-      \$324  = 1'h0;
+      \$324  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = col_done0;
+    \$325  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$325  = 8'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$325  = \$32 [7:0];
+          2'h2:
+              \$325  = \$39 [7:0];
+          2'h3:
+              \$325  = \$46 [7:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$325  = 8'h00;
+    end
     if (rst) begin
-      \$325  = 1'h0;
+      \$325  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = col_done1;
+    \$326  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$326  = 7'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$326  = \$196 [6:0];
+          2'h2:
+              \$326  = \$197 [6:0];
+          2'h3:
+              \$326  = \$198 [6:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$326  = 7'h00;
+    end
     if (rst) begin
-      \$326  = 1'h0;
+      \$326  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = col_done2;
+    \$327  = y;
+    if (accept) begin
+      if (line_done) begin
+        \$327  = \$190 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$327  = 8'h00;
+    end
     if (rst) begin
-      \$327  = 1'h0;
+      \$327  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = \$52 [6:0];
+    \$328  = py;
+    if (accept) begin
+      if (line_done) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$328  = \$192 [7:0];
+        end else begin
+          \$328  = \$194 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$328  = 8'h00;
+    end
     if (rst) begin
-      \$328  = 7'h00;
+      \$328  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = \$63 [6:0];
+    \$329  = row_base;
+    if (accept) begin
+      if (line_done) begin
+        if (row_done) begin
+          \$329  = \$193 [12:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$329  = 13'h0000;
+    end
     if (rst) begin
-      \$329  = 7'h00;
+      \$329  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = \$74 [6:0];
+    \$330  = sync_error;
+    if (\$207 ) begin
+      \$330  = 1'h1;
+    end
+    if (\$212 ) begin
+      \$330  = 1'h1;
+    end
+    if (stream__frame_end) begin
+      if (\$217 ) begin
+        \$330  = 1'h1;
+      end
+    end
+    if (ctl__clear) begin
+      \$330  = 1'h0;
+    end
     if (rst) begin
-      \$330  = 7'h00;
+      \$330  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = \$53 [6:0];
+    \$331  = prev_partial;
+    if (stream__frame_end) begin
+      if (\$216 ) begin
+        \$331  = \$signal$69 ;
+      end
+    end
+    if (ctl__clear) begin
+      \$331  = 1'h0;
+    end
     if (rst) begin
-      \$331  = 7'h00;
+      \$331  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = \$64 [6:0];
+    \$332  = valid0;
     if (rst) begin
-      \$332  = 7'h00;
+      \$332  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = \$75 [6:0];
+    \$333  = valid1;
     if (rst) begin
-      \$333  = 7'h00;
+      \$333  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = \$54 [6:0];
+    \$334  = valid2;
     if (rst) begin
-      \$334  = 7'h00;
+      \$334  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = \$65 [6:0];
+    \$335  = col_done0;
     if (rst) begin
-      \$335  = 7'h00;
+      \$335  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = \$76 [6:0];
+    \$336  = col_done1;
     if (rst) begin
-      \$336  = 7'h00;
+      \$336  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$337  = last0;
+    \$337  = col_done2;
     if (rst) begin
       \$337  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$338  = last1;
+    \$338  = \$52 [6:0];
     if (rst) begin
-      \$338  = 1'h0;
+      \$338  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$339  = last2;
+    \$339  = \$63 [6:0];
     if (rst) begin
-      \$339  = 1'h0;
+      \$339  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = \$209 ;
+    \$340  = \$74 [6:0];
     if (rst) begin
-      \$340  = 1'h0;
+      \$340  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = row_done;
+    \$341  = \$53 [6:0];
     if (rst) begin
-      \$341  = 1'h0;
+      \$341  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = \$5 [6:0];
+    \$342  = \$64 [6:0];
     if (rst) begin
       \$342  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = \$8 [6:0];
+    \$343  = \$75 [6:0];
     if (rst) begin
       \$343  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = \$210 ;
+    \$344  = \$54 [6:0];
     if (rst) begin
-      \$344  = 1'h0;
+      \$344  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = row_base;
+    \$345  = \$65 [6:0];
     if (rst) begin
-      \$345  = 13'h0000;
+      \$345  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = this_push;
+    \$346  = \$76 [6:0];
     if (rst) begin
-      \$346  = 1'h0;
+      \$346  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = this_zero;
+    \$347  = last0;
     if (rst) begin
       \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = q;
+    \$348  = last1;
     if (rst) begin
-      \$348  = 14'h0000;
+      \$348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = mb;
+    \$349  = last2;
     if (rst) begin
-      \$349  = 2'h0;
+      \$349  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = \$signature__data$79 ;
+    \$350  = \$218 ;
     if (rst) begin
-      \$350  = 8'h00;
+      \$350  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = prev_grey0;
+    \$351  = row_done;
     if (rst) begin
-      \$351  = 8'h00;
+      \$351  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$352  = \$signature__data$84 ;
+    \$352  = \$5 [6:0];
     if (rst) begin
-      \$352  = 8'h00;
+      \$352  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$353  = prev_grey1;
+    \$353  = \$8 [6:0];
     if (rst) begin
-      \$353  = 8'h00;
+      \$353  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$354  = \$signature__data$89 ;
+    \$354  = \$219 ;
     if (rst) begin
-      \$354  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = prev_grey2;
-    if (rst) begin
-      \$355  = 8'h00;
+      \$354  = 1'h0;
     end
   end
   assign \$signal  = \$5 [6:0];
@@ -3914,51 +3956,51 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$signature__addr$64  = \$81 [13:0];
   assign \$signature__addr$67  = \$83 [13:0];
   assign \$signature__addr$68  = \$85 [13:0];
-  assign completions_before1 = \$102 [1:0];
-  assign completions_before2 = \$104 [1:0];
-  assign completions_before3 = \$106 [1:0];
-  assign beat_head = \$115 [15:0];
-  assign beat_second = \$127 [15:0];
-  assign beat_tail = \$139 [15:0];
-  assign hsum = \$140 [15:0];
-  assign \$signature__addr$180  = ecol0[6:1];
-  assign tot0 = \$149 [23:0];
-  assign \$signature__addr$184  = c4_0[6:1];
-  assign v4_0 = \$signature__en$189 ;
-  assign prod6_0 = \$151 [47:0];
-  assign \$signature__addr$194  = \$153 [13:0];
-  assign \$signature__data$197  = \$154 [7:0];
-  assign \$signature__addr$201  = ecol1[6:1];
-  assign tot1 = \$155 [23:0];
-  assign \$signature__addr$205  = c4_1[6:1];
-  assign v4_1 = \$signature__en$210 ;
-  assign prod6_1 = \$157 [47:0];
-  assign \$signature__addr$215  = \$159 [13:0];
-  assign \$signature__data$217  = \$160 [7:0];
-  assign oldest = \$163 [1:0];
-  assign \$signature__addr$224  = \$167 [13:0];
-  assign \$signature__addr$225  = \$170 [13:0];
+  assign completions_before1 = \$107 [1:0];
+  assign completions_before2 = \$109 [1:0];
+  assign completions_before3 = \$111 [1:0];
+  assign beat_head = \$120 [15:0];
+  assign beat_second = \$132 [15:0];
+  assign beat_tail = \$144 [15:0];
+  assign hsum = \$145 [15:0];
+  assign \$signature__addr$181  = ecol0[6:1];
+  assign tot0 = \$154 [23:0];
+  assign \$signature__addr$185  = c4_0[6:1];
+  assign v4_0 = \$signature__en$190 ;
+  assign prod6_0 = \$156 [47:0];
+  assign \$signature__addr$195  = \$158 [13:0];
+  assign \$signature__data$198  = \$159 [7:0];
+  assign \$signature__addr$202  = ecol1[6:1];
+  assign tot1 = \$160 [23:0];
+  assign \$signature__addr$206  = c4_1[6:1];
+  assign v4_1 = \$signature__en$211 ;
+  assign prod6_1 = \$162 [47:0];
+  assign \$signature__addr$216  = \$164 [13:0];
+  assign \$signature__data$218  = \$165 [7:0];
+  assign oldest = \$168 [1:0];
+  assign \$signature__addr$225  = \$172 [13:0];
+  assign \$signature__addr$226  = \$175 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
-  assign \$114  = { \$113 , 1'h0 };
-  assign \$126  = { \$125 , 1'h0 };
-  assign \$138  = { \$137 , 1'h0 };
-  assign \$145  = emit_first_col[0];
-  assign \$147  = emit_second_col[0];
-  assign \$150  = { 14'h0000, prod6_hi_0, 17'h00000 };
-  assign \$154  = { 38'h0000000000, \$151 [47:38] };
-  assign \$156  = { 14'h0000, prod6_hi_1, 17'h00000 };
-  assign \$160  = { 38'h0000000000, \$157 [47:38] };
-  assign \$217  = 1'h1;
-  assign \$218  = v1b_0;
-  assign \$224  = 1'h1;
-  assign \$225  = \$223 ;
-  assign \$226  = 1'h0;
-  assign \$227  = \$223 ;
-  assign \$241  = 1'h1;
-  assign \$260  = 1'h1;
-  assign \$261  = \$259 ;
-  assign \$269  = 1'h0;
-  assign \$270  = 1'h0;
+  assign \$119  = { \$118 , 1'h0 };
+  assign \$131  = { \$130 , 1'h0 };
+  assign \$143  = { \$142 , 1'h0 };
+  assign \$150  = emit_first_col[0];
+  assign \$152  = emit_second_col[0];
+  assign \$155  = { 14'h0000, prod6_hi_0, 17'h00000 };
+  assign \$159  = { 38'h0000000000, \$156 [47:38] };
+  assign \$161  = { 14'h0000, prod6_hi_1, 17'h00000 };
+  assign \$165  = { 38'h0000000000, \$162 [47:38] };
+  assign \$226  = 1'h1;
+  assign \$227  = v1b_0;
+  assign \$233  = 1'h1;
+  assign \$234  = \$232 ;
+  assign \$235  = 1'h0;
+  assign \$236  = \$232 ;
+  assign \$250  = 1'h1;
+  assign \$269  = 1'h1;
+  assign \$270  = \$268 ;
+  assign \$278  = 1'h0;
+  assign \$279  = 1'h0;
 endmodule

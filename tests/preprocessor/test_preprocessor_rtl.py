@@ -119,6 +119,32 @@ def test_obs_valid_stack_fill_and_sync_error(pixels_per_cycle):
     assert np.array_equal(rtl.read_stack()[3], obs5) and not rtl.sync_error
 
 
+@pytest.mark.parametrize("pixels_per_cycle", [1, 3])
+def test_a_short_frame_that_reaches_no_observation_is_not_an_error(pixels_per_cycle):
+    """A partial frame that is not pushed and is followed by a complete frame (Amidar's first
+    frame after the game restarts, 52 scanlines, before the start's observation) leaves no
+    trace: no sync_error, and the next pushed frame's observation is the model's of the two
+    complete frames before it. A partial frame directly before a pushed frame is its previous
+    frame, whose rows past the short frame's end ALE takes from two frames before: sync_error."""
+    rng = np.random.default_rng(11)
+    rtl = rtl_for(210, "NTSC", pixels_per_cycle)
+    rtl.clear()
+    frames = rng.integers(0, 128, size=(6, 210, 160)).astype(np.uint8) * 2
+    grey = to_grey(frames)
+    rtl.feed_frame(frames[0], push=False)
+    assert rtl.feed_frame(frames[1][:18], push=False, short=True) is None
+    assert not rtl.sync_error
+    rtl.feed_frame(frames[2], push=False)
+    rtl.feed_frame(frames[3], push=True)
+    assert not rtl.sync_error and rtl.obs_valid
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(grey[2], grey[3]))
+    # a partial frame, then a pushed one that max-pools with it
+    rtl.feed_frame(frames[4][:120], push=False, short=True)
+    assert not rtl.sync_error
+    rtl.feed_frame(frames[5], push=True)
+    assert rtl.sync_error
+
+
 def _prev_after_short(full_prev: np.ndarray, short_rows: np.ndarray) -> np.ndarray:
     """Previous-frame memory after a short frame: its rows over the older frame's."""
     out = full_prev.copy()
