@@ -6,7 +6,9 @@ Its sub-packages form layers; a module imports only from its own layer or those 
 
 0. the shared vocabulary: :mod:`~nc2600.host.episodes` (the env protocol, jobs and results,
    process helpers), the game catalogue :mod:`~nc2600.host.games`, run folders
-   :mod:`~nc2600.host.rundir`, :mod:`~nc2600.host.errors`, the gymnasium ids, TensorBoard scalars;
+   :mod:`~nc2600.host.rundir`, user errors and their checks (:mod:`~nc2600.host.errors`,
+   :mod:`~nc2600.host.cli_types`, :mod:`~nc2600.host.resources`, :mod:`~nc2600.host.inputs`), the stop
+   signals :mod:`~nc2600.host.signals`, the gymnasium ids, TensorBoard scalars;
 1. :mod:`~nc2600.host.drivers` (the Verilated console and the fabric instance);
 2. :mod:`~nc2600.host.verify` (ALE against the RTL);
 3. :mod:`~nc2600.host.launcher` (runs, the local pool, the backend registry);

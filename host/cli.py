@@ -25,7 +25,8 @@ import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
 from nc2600.host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
-from nc2600.host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
+from nc2600.host.errors import guarded  # noqa: E402,F401 - guarded: every command's errors
+from nc2600.host.signals import on_sigterm  # noqa: E402
 
 
 def _version() -> str:
@@ -72,14 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def install_sigterm_handler() -> None:
-    """Make SIGTERM raise :class:`nc2600.host.errors.Terminated` (a KeyboardInterrupt) in the main
-    thread (:func:`nc2600.host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
+    """Make SIGTERM raise :class:`nc2600.host.signals.Terminated` (a KeyboardInterrupt) in the main
+    thread (:func:`nc2600.host.signals.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
     runs, exit code 130, one line. SIGINT, when it has Python's default handler (not when
-    ignored, as in a background job without job control), gets :func:`nc2600.host.errors.on_sigint`:
+    ignored, as in a background job without job control), gets :func:`nc2600.host.signals.on_sigint`:
     the same KeyboardInterrupt, never raised inside an import."""
     import signal
 
-    from nc2600.host.errors import on_sigint, redeliver_swallowed_interrupts, reset_stop
+    from nc2600.host.signals import on_sigint, redeliver_swallowed_interrupts, reset_stop
     reset_stop()                    # a command run in the same process after an earlier stop
     signal.signal(signal.SIGTERM, on_sigterm)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -124,7 +125,7 @@ def entry() -> None:
     the one line."""
     import signal
 
-    from nc2600.host.errors import STOP_SIGNALS, interrupt_name
+    from nc2600.host.signals import STOP_SIGNALS, interrupt_name
     try:
         rc = main()
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

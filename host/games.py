@@ -50,7 +50,7 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
     """
     ale_py = _ale()
     if rom is not None:
-        from nc2600.host.errors import read_regular_file
+        from nc2600.host.inputs import read_regular_file
         path = Path(rom)
         data = read_regular_file(rom, max(KNOWN_ROM_SIZES), "ROM")
         if len(data) not in KNOWN_ROM_SIZES:

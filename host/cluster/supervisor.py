@@ -88,7 +88,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
             from nc2600.host.episodes.processes import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
-            from nc2600.host.errors import on_sigint, on_sigterm
+            from nc2600.host.signals import on_sigint, on_sigterm
             for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)), (signal.SIGTERM, (on_sigterm,))):
                 if signal.getsignal(sig) in usual:
                     signal.signal(sig, _stop_once)
@@ -102,7 +102,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
                     sys.stderr.write(f"{exc.code}\n")
                     code = 1
             except KeyboardInterrupt as exc:
-                from nc2600.host.errors import interrupt_name
+                from nc2600.host.signals import interrupt_name
                 sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
                 code = 130
             except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
@@ -296,25 +296,25 @@ STOP_ECHO_S = 1.0                    #: a second signal within this many seconds
 
 def _stop_once(signum, frame) -> None:
     """The driver's SIGINT and SIGTERM handler (under :func:`supervised_driver`): KeyboardInterrupt
-    (:class:`nc2600.host.errors.Terminated` for SIGTERM), but not again while one is being handled or
+    (:class:`nc2600.host.signals.Terminated` for SIGTERM), but not again while one is being handled or
     within :data:`STOP_ECHO_S` of the first: a signal sent to the process group reaches the driver
     itself and again through the supervisor, and the second must not cut the first one's cleanup
     short (a Ctrl-C pressed again later does interrupt it)."""
     global _FIRST_STOP
     import signal
 
-    from nc2600.host import errors
+    from nc2600.host import signals
     if signum == signal.SIGTERM:
-        errors._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
+        signals._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
     now = time.monotonic()
     if isinstance(sys.exc_info()[1], KeyboardInterrupt) or \
             (_FIRST_STOP is not None and now - _FIRST_STOP < STOP_ECHO_S):
         return
-    if errors.defer_if_importing(signum, frame):   # never inside an import: sent again after it
+    if signals.defer_if_importing(signum, frame):   # never inside an import: sent again after it
         return
     _FIRST_STOP = now
-    errors._announce_stop(signum)                # "stopping ..." on a terminal, at once
-    raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
+    signals._announce_stop(signum)                # "stopping ..." on a terminal, at once
+    raise signals.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def set_interrupt_hint(text: str) -> None:

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
-from nc2600.host.errors import ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -9,7 +9,7 @@ import sys
 
 from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import float_range, int_range
+from nc2600.host.cli_types import float_range, int_range
 
 
 def register(sub, groups):
@@ -32,7 +32,7 @@ def main(args) -> int:
     from nc2600.host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
-    from nc2600.host.errors import require_memory, require_processes
+    from nc2600.host.resources import require_memory, require_processes
     from nc2600.host.launcher.settings import RunConfig
     require_processes(workers, f"--workers {workers}")
     parts = RunConfig(workers=workers, envs_per_block=args.envs_per_block, policy=args.policy).memory_bytes()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import int_range
+from nc2600.host.cli_types import int_range
 
 
 def _populations(text: str) -> tuple[int, ...]:

@@ -13,7 +13,8 @@ import json
 import time
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, int_range, probability, seed_int
+from nc2600.host.cli_types import int_range, probability, seed_int
+from nc2600.host.errors import UserError
 from nc2600.host.verify.games_verify import CI_SAMPLE, verify_games
 from nc2600.host.launcher.progress import Heartbeat
 

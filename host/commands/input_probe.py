@@ -11,9 +11,10 @@ import json
 import sys
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, int_range
+from nc2600.host.cli_types import int_range
 
 #: console_cc3's LIFCL-40-9 Fmax, seed 1 (results record "LIFCL-40: console_cc3 ..."): the default clock
+from nc2600.host.errors import UserError
 DEFAULT_CLOCK_MHZ = 66.45
 
 

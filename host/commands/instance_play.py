@@ -26,9 +26,10 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from nc2600.host.errors import UserError, ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
+from nc2600.host.errors import UserError
 def run(args) -> int:
     import numpy as np
 
@@ -141,7 +142,7 @@ def run(args) -> int:
 
 
 def _array_shape(args) -> tuple[int, int]:
-    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`nc2600.host.errors.array_shape`; the
+    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`nc2600.host.cli_types.array_shape`; the
     default :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS`` when not given, also with
     ``--engine lane``, whose instance ignores it), checked with the instance's rule for the
     console configuration (:func:`nc2600.hwtools.instance_harness.check_config`: the engine's shape and
@@ -165,7 +166,7 @@ def _array_shape(args) -> tuple[int, int]:
 
 def register(subparsers, groups) -> None:
     from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
-    from nc2600.host.errors import array_shape, int_range, non_negative_int, positive_int
+    from nc2600.host.cli_types import array_shape, int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")

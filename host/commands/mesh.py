@@ -39,9 +39,11 @@ from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.errors import UserError, array_shape, ascii_int, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
+from nc2600.host.cli_types import array_shape, ascii_int, clock_mhz, float_range, int_range, mac_lanes, seed_int
 
 
+from nc2600.host.errors import UserError
+from nc2600.host.resources import require_memory
 def _shape(text: str):
     from nc2600.mesh_sim.topology import parse_shape
     try:
@@ -183,7 +185,7 @@ def register(subparsers, groups):
 
 def _engine_shape(args) -> tuple[int, int] | None:
     """The array engine's ``(rows, cols)`` for the options (``--array RxC``, parsed by
-    :func:`nc2600.host.errors.array_shape`; :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
+    :func:`nc2600.host.cli_types.array_shape`; :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
     when not given), or None with ``--engine lane``. The shape is checked for the network (the
     run's, else the small one), and the inference cycles of either engine are its model's for the
     action count (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives
@@ -287,7 +289,7 @@ def _check_memory(args) -> None:
     ``--population 100000 --generations 1000 --episodes 1000`` asks for 10^11 evaluations.
 
     Raises:
-        UserError: the memory needed exceeds :func:`nc2600.host.errors.available_memory`.
+        UserError: the memory needed exceeds :func:`nc2600.host.resources.available_memory`.
     """
     from nc2600.mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
     if args.calibrate:

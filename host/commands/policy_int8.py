@@ -4,9 +4,10 @@ with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game obser
 from __future__ import annotations
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
+from nc2600.host.errors import UserError
 def _games(text: str) -> list[str]:
     names = [g.strip() for g in text.split(",")]
     if not all(names):

@@ -8,7 +8,8 @@ import json
 
 from nc2600.hls_models.preprocessor import FRAME_SKIP
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import int_range, require_memory, seed_int
+from nc2600.host.cli_types import int_range, seed_int
+from nc2600.host.resources import require_memory
 from nc2600.host.verify.preprocessor import passed, run_preprocess
 
 

@@ -22,9 +22,10 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-from nc2600.host.errors import UserError, array_shape, ascii_int, seed_int
+from nc2600.host.cli_types import array_shape, ascii_int, seed_int
 
 
+from nc2600.host.errors import UserError
 def register(subparsers, groups):
     from nc2600.hwtools.synth import FAMILIES
     p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",

@@ -15,7 +15,7 @@ def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frame
     """A pool worker (forked with SIGTERM/SIGINT blocked): SIGINT ignored, SIGTERM raises
     SystemExit (a quiet exit that releases the pool's locks first, as a sweep's workers do,
     :func:`nc2600.host.verify.sweep._exit_on_sigterm`), then its Verilated instance."""
-    from nc2600.host.errors import worker_signals
+    from nc2600.host.signals import worker_signals
     from nc2600.host.verify.sweep import _exit_on_sigterm
     worker_signals(_exit_on_sigterm)
     from nc2600.host.games import game_info
@@ -69,7 +69,7 @@ class FabricEvaluator:
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
         self.frame_skip = int(frame_skip)
-        from nc2600.host.errors import stop_signals_held
+        from nc2600.host.signals import stop_signals_held
         # forked with SIGTERM/SIGINT blocked; the pool's threads keep that mask, so the workers
         # it forks later too start blocked; _fabric_worker_init sets their handlers, then unblocks
         with stop_signals_held():

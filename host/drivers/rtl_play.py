@@ -46,7 +46,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int =
     actions = load_action_file(actions_path, others="")
     import shutil
 
-    from nc2600.host.errors import human_bytes, require_memory
+    from nc2600.host.resources import human_bytes, require_memory
     need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
     require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
     if not out_folder.strip():

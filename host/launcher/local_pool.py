@@ -61,7 +61,7 @@ from nc2600.hls_models import preprocessor
 from nc2600.hls_models.platform import FRAME_SKIP
 from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied
 from nc2600.host.episodes.processes import SEGMENT_PREFIX, SHM_DIR, remove_stale_segments, signal_when_parent_ends
-from nc2600.host.errors import stop_signals_held
+from nc2600.host.signals import stop_signals_held
 from nc2600.host.launcher.policy import make_slot_weights
 
 
@@ -180,7 +180,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     """
     from collections import deque
 
-    from nc2600.host.errors import worker_signals
+    from nc2600.host.signals import worker_signals
     # forked with SIGTERM/SIGINT blocked (stop_signals_held): SIGTERM's default action (a quiet
     # exit, no traceback), SIGINT ignored (the parent stops us through the pipe), then unblocked
     worker_signals(signal.SIG_DFL)
@@ -466,7 +466,7 @@ class LocalPoolEvaluator:
             proc.join(timeout=1)
             code = proc.exitcode
             if code == -signal.SIGTERM:          # a SIGTERM sent to the whole process group
-                from nc2600.host.errors import Terminated
+                from nc2600.host.signals import Terminated
                 raise Terminated from None
             if code == -signal.SIGINT:
                 raise KeyboardInterrupt from None

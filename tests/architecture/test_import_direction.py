@@ -282,7 +282,8 @@ def test_no_host_module_over_the_limit(tmp_path):
 #: host's layers, lowest first: a sub-package (``episodes``) or a module at host's root
 #: (``games``) -> its layer (the order of ``host/__init__.py``'s docstring)
 HOST_LAYERS = {
-    "episodes": 0, "games": 0, "rundir": 0, "errors": 0, "gym_registration": 0, "tensorboard": 0,
+    "episodes": 0, "games": 0, "rundir": 0, "errors": 0, "cli_types": 0, "resources": 0, "inputs": 0, "signals": 0,
+    "gym_registration": 0, "tensorboard": 0,
     "drivers": 1,
     "verify": 2,
     "launcher": 3,

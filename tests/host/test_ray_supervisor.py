@@ -20,7 +20,7 @@ import pytest
 
 from nc2600.host.cli import guarded
 from nc2600.host.cluster.supervisor import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
-from nc2600.host.errors import on_sigterm
+from nc2600.host.signals import on_sigterm
 
 
 @pytest.fixture(autouse=True)
@@ -278,9 +278,9 @@ def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
     and the SIGTERM line) and puts nc2600's handlers back."""
     import ray
     import nc2600.host.cluster.ray_cluster as cluster
-    from nc2600.host import errors
-    from nc2600.host.errors import Terminated
-    monkeypatch.setattr(errors, "_SIGTERM_RECEIVED", False)     # this process's flag, put back after
+    from nc2600.host import signals
+    from nc2600.host.signals import Terminated
+    monkeypatch.setattr(signals, "_SIGTERM_RECEIVED", False)     # this process's flag, put back after
 
     def init(*args, **kw):
         signal.signal(signal.SIGTERM, lambda *a: sys.exit(signal.SIGTERM))   # as Ray does

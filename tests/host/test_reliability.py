@@ -292,12 +292,12 @@ def test_worker_counts_beyond_16_per_core_are_refused_before_any_fork():
                         "16 per core")
 
 
-#: The CLI in a child whose :func:`nc2600.host.errors.available_memory` reports ``argv[1]`` bytes.
+#: The CLI in a child whose :func:`nc2600.host.resources.available_memory` reports ``argv[1]`` bytes.
 MEMORY_CHILD = """
 import runpy, sys
-import nc2600.host.errors as errors
+import nc2600.host.resources as resources
 have = int(sys.argv.pop(1))
-errors.available_memory = lambda: have
+resources.available_memory = lambda: have
 sys.argv[0] = "nc2600"
 runpy.run_module("nc2600.host.cli", run_name="__main__")
 """
@@ -306,7 +306,7 @@ runpy.run_module("nc2600.host.cli", run_name="__main__")
 def test_bench_host_checks_memory():
     """``bench host`` refuses, before it starts a worker, a configuration that needs one byte more
     than the memory available (reported to the child as that figure, whatever this machine holds)."""
-    from nc2600.host.errors import human_bytes
+    from nc2600.host.resources import human_bytes
     from nc2600.host.launcher.settings import RunConfig
     parts = RunConfig(workers=2, envs_per_block=4096).memory_bytes()
     need = parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"]

@@ -62,12 +62,12 @@ def test_a_sigterm_whose_handler_runs_inside_the_redelivery_hook_is_not_lost():
     hook, must not drop it. Here the handler runs with the hook's flag set, deterministically;
     the command must still stop (exit 130) before its further work is done."""
     proc = _python("""
-        import nc2600.host.errors as errors
+        import nc2600.host.signals as signals
         def body():
             import time
-            errors._IN_HOOK = True                  # the handler runs as if inside the hook
+            signals._IN_HOOK = True                 # the handler runs as if inside the hook
             signal.raise_signal(signal.SIGTERM)
-            errors._IN_HOOK = False
+            signals._IN_HOOK = False
             for _ in range(3000):                   # the command's further work (30 s)
                 time.sleep(0.01)
             print("went on", flush=True)
@@ -217,7 +217,7 @@ def test_an_ignored_sigint_stays_ignored():
         print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         install_sigterm_handler()
-        from nc2600.host.errors import on_sigint
+        from nc2600.host.signals import on_sigint
         print(signal.getsignal(signal.SIGINT) is on_sigint)
     """)
     assert proc.returncode == 0 and proc.stdout == "True\nTrue\n", proc.stdout + proc.stderr
