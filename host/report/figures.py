@@ -10,7 +10,7 @@ from nc2600.hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
-PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: nc2600.hwtools.timing.pnr_block
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: nc2600.hwtools.ecp5_pnr.pnr_block
 #: nc2600.hwtools.nexus.pnr_block on its default part (nc2600.hwtools.nexus.label("LIFCL-40-9BG400C"))
 PNR_NEXUS = "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
 KINDS = (RTL, DERIVED, PNR, PNR_NEXUS, MODEL, PUBLISHED, MISSING)

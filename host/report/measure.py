@@ -261,7 +261,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
                  array=array)
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
         from nc2600.hw.console import generate as console_verilog
-        from nc2600.hwtools.timing import cached_pnr
+        from nc2600.hwtools.ecp5_pnr import cached_pnr
         consoles = console_verilog()
         inp.console_pnr = cached_pnr("console_cc1", consoles["console_cc1.v"])
         inp.console3_pnr = cached_pnr("console_cc3", consoles["console_cc3.v"])

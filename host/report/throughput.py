@@ -115,7 +115,7 @@ class Inputs:
     frames: int = 400
     seed: int = 0
     mesh: dict = field(default_factory=dict)   # game -> nc2600.mesh_sim.project.simulate report
-    console_pnr: dict | None = None            # nc2600.hwtools.timing.pnr_block of the console's current Verilog
+    console_pnr: dict | None = None            # nc2600.hwtools.ecp5_pnr.pnr_block of the console's current Verilog
     console_pnr_missing: str = ""
     console3_pnr: dict | None = None           # the same for the three-colour-clock console (console_cc3)
     console3_pnr_missing: str = ""

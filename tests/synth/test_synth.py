@@ -165,7 +165,7 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
 def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     """Without --pnr the timing line still gives what an earlier --pnr measured on exactly this
     Verilog (the cache `nc2600 report` reads); with no such entry it says only that P&R was not run."""
-    import nc2600.hwtools.timing as timing
+    from nc2600.hwtools import ecp5_pnr
     root = Path(__file__).resolve().parents[2]
     verilog = (root / "rtl" / "action_select.v").read_text()     # = generated (tests/architecture checks)
     monkeypatch.setattr(synth, "available_blocks",
@@ -175,13 +175,13 @@ def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     def fake_cached(name, text, *a, **k):
         seen.append((name, text == verilog))
         return {"fmax_mhz": 123.45, "seed": 2}
-    monkeypatch.setattr(timing, "cached_pnr", fake_cached)
+    monkeypatch.setattr(ecp5_pnr, "cached_pnr", fake_cached)
     rep = synth.report("action_select")
     assert seen == [("action_select", True)]
-    assert rep["proxy_pnr"] == (synth.PROXY_PNR + f"; known on {timing.ECP5['label']}: action_select Fmax 123.45 "
+    assert rep["proxy_pnr"] == (synth.PROXY_PNR + f"; known on {ecp5_pnr.ECP5['label']}: action_select Fmax 123.45 "
                                 "MHz measured by an earlier --pnr of this exact Verilog (seed 2, cached)")
     assert "timing: " + rep["proxy_pnr"] in synth.format_report(rep)
-    monkeypatch.setattr(timing, "cached_pnr", lambda *a, **k: None)
+    monkeypatch.setattr(ecp5_pnr, "cached_pnr", lambda *a, **k: None)
     assert synth.report("action_select")["proxy_pnr"] == synth.PROXY_PNR
 
 def test_cli_bad_block(capsys, monkeypatch, tmp_path):
