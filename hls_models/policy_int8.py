@@ -1,6 +1,6 @@
 """The quantised (int8) Such et al. policy network: bit-exact model, quantiser, cycle/resource model.
 
-Network (:mod:`nc2600.host.launcher.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
+Network (:mod:`nc2600.host.episodes.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
 ReLU -> dense |A|, action = argmax (ties to the lowest index). Same flat parameter layout.
 
 Number format (fixed point with power-of-two scales only)
@@ -113,7 +113,7 @@ class QuantizedPolicy:
     """An int8 policy: weights ``w1..w4`` (int8), biases ``b1..b4`` (int32), shifts ``s1..s3``,
     activation ceiling ``act_max`` (255 or 127).
 
-    Shapes as :func:`nc2600.host.launcher.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
+    Shapes as :func:`nc2600.host.episodes.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
     ``w3 (2592, 256)``, ``w4 (256, A)``). ``exponents`` holds ``e_l`` and ``f_l`` for reference.
     """
     n_actions: int
@@ -260,7 +260,7 @@ def quantize(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, act_max: i
     """Quantise one float parameter vector (GA individual) to a :class:`QuantizedPolicy`.
 
     Args:
-        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`nc2600.host.launcher.policy` layout).
+        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`nc2600.host.episodes.policy` layout).
         n_actions: number of actions ``A``.
         calib_obs: ``(B, 4, 84, 84)`` uint8 observations of the game (``B >= 1``, e.g. 32 from
             random play) used to choose the requantisation shifts (module doc).
@@ -310,7 +310,7 @@ def _check_accumulator_bounds(qp: QuantizedPolicy) -> None:
 
 
 class QuantizedSlots:
-    """Per-slot int8 policies for a block of emulator slots, like :class:`nc2600.host.launcher.policy.SlotWeights`.
+    """Per-slot int8 policies for a block of emulator slots, like :class:`nc2600.host.episodes.policy.SlotWeights`.
 
     :meth:`act` evaluates each slot's observation with that slot's own policy.
     """

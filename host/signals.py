@@ -243,3 +243,21 @@ def interrupt_name(exc: BaseException) -> str:
     """``"terminated (SIGTERM)"`` when ``exc`` is :class:`Terminated` or this process got a
     SIGTERM, else ``"interrupted"`` (Ctrl-C): the words of the one-line exit message."""
     return "terminated (SIGTERM)" if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else "interrupted"
+
+
+_WORKER_SIGTERM_SEEN = False      # a pool worker's first SIGTERM has raised (exit_on_sigterm)
+
+
+def exit_on_sigterm(signum, frame):
+    """SIGTERM handler of a pool worker (a sweep's, the fabric evaluator's): the first SIGTERM
+    raises SystemExit (the worker unwinds, releasing the pool's locks); a
+    later one ends the process at once with the same status. A worker that has begun to exit
+    gets a second SIGTERM from ``Pool.terminate()`` (after a SIGTERM to the whole process
+    group), often while the interpreter is finalising: raised there, SystemExit is printed as
+    "Exception ignored in ... threading._shutdown" with a traceback (seen in CI)."""
+    global _WORKER_SIGTERM_SEEN
+    if _WORKER_SIGTERM_SEEN:
+        import os
+        os._exit(128 + signum)
+    _WORKER_SIGTERM_SEEN = True
+    raise SystemExit(128 + signum)

@@ -37,8 +37,8 @@ def run(args) -> int:
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
     from nc2600.host.games import game_info, resolve_rom
-    from nc2600.host.launcher.policy import n_params
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import n_params
+    from nc2600.host.episodes.calibration import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     if args.fst is None:

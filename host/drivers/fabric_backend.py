@@ -14,10 +14,9 @@ _WORKER: dict = {}
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
     """A pool worker (forked with SIGTERM/SIGINT blocked): SIGINT ignored, SIGTERM raises
     SystemExit (a quiet exit that releases the pool's locks first, as a sweep's workers do,
-    :func:`nc2600.host.verify.sweep._exit_on_sigterm`), then its Verilated instance."""
-    from nc2600.host.signals import worker_signals
-    from nc2600.host.verify.sweep import _exit_on_sigterm
-    worker_signals(_exit_on_sigterm)
+    :func:`nc2600.host.signals.exit_on_sigterm`), then its Verilated instance."""
+    from nc2600.host.signals import exit_on_sigterm, worker_signals
+    worker_signals(exit_on_sigterm)
     from nc2600.host.games import game_info
     from nc2600.hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)

@@ -42,7 +42,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int =
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from nc2600.host.verify.lockstep import load_action_file
+    from nc2600.host.inputs import load_action_file
     actions = load_action_file(actions_path, others="")
     import shutil
 

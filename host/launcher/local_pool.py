@@ -3,7 +3,7 @@
 Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
 ``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
 loops over its running slots: one batched inference call per layer for all of them
-(:class:`nc2600.host.launcher.policy.SlotWeights` or the int8 :class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one
+(:class:`nc2600.host.episodes.policy.SlotWeights` or the int8 :class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one
 frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
 only hands out jobs and collects results::
 
@@ -62,7 +62,7 @@ from nc2600.hls_models.platform import FRAME_SKIP
 from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied
 from nc2600.host.episodes.processes import SEGMENT_PREFIX, SHM_DIR, remove_stale_segments, signal_when_parent_ends
 from nc2600.host.signals import stop_signals_held
-from nc2600.host.launcher.policy import make_slot_weights
+from nc2600.host.episodes.policy import make_slot_weights
 
 
 def _layout(n_workers: int):
@@ -311,7 +311,7 @@ class LocalPoolEvaluator:
         envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`nc2600.host.episodes.env`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`nc2600.host.launcher.backends.make_instance`.
-        policy: ``"float"`` (:func:`nc2600.host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
+        policy: ``"float"`` (:func:`nc2600.host.episodes.policy.make_slot_weights`; ``params_for`` returns float32
             vectors) or ``"int8"`` (:func:`nc2600.host.launcher.policy_int8.make_int8_slots`, bit-exact with the
             numpy model; ``params_for`` returns :class:`~nc2600.hls_models.policy_int8.QuantizedPolicy`
             or :class:`~nc2600.hls_models.policy_int8.QuantizedNetwork` objects).

@@ -203,7 +203,7 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     """
     from nc2600.host.games import game_info
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import make_slot_weights
+    from nc2600.host.episodes.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()
     if kind not in (".mp4", ".gif"):

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from nc2600.host.errors import UserError
+from nc2600.host.episodes.calibration import calibration_observations
 from nc2600.host.launcher.checkpoint import check_history, check_no_checkpoint_yet, read_checkpoint, write_checkpoint
 from nc2600.host.launcher.progress import Heartbeat
 from nc2600.host.launcher.run_outputs import fabric_projection, write_best, write_elite_gif, write_fitness_plot
@@ -52,25 +53,6 @@ SEED_LIMIT = 2**31 - 1
 
 def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-# -- the run ------------------------------------------------------------------------
-def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
-    """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
-    observations that set the int8 requantisation shifts (``--policy int8``)."""
-    from nc2600.host.episodes.env import AleEnv
-    inst = AleEnv(rom_path, frame_skip, 0.0, episode_frames)
-    rng = np.random.default_rng([seed, 0xCA11B])
-    stack = np.zeros((4, 84, 84), np.uint8)
-    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-    out = []
-    while len(out) < n:
-        for _ in range(4):
-            _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
-            if over:
-                inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-        out.append(stack.copy())
-    return np.stack(out)
 
 
 class Run:

@@ -49,7 +49,7 @@ def write_elite_gif(out: Path, cfg, rom_path, display: str, policy, max_steps: i
     policy as the slot weights load it. Returns the file name."""
     import imageio.v3 as iio
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import make_slot_weights
+    from nc2600.host.episodes.policy import make_slot_weights
     from nc2600.host.launcher.policy_int8 import make_int8_slots
     from nc2600.host.launcher.video import frame_rate, gif_delays_cs
     inst = AleEnv(rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)

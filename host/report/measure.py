@@ -143,13 +143,13 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
            + ("--engine lane " if array is None else f"--array {array[0]}x{array[1]} ") + "--colour-clocks 1 "
-           + f"(P = nc2600.host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+           + f"(P = nc2600.host.episodes.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
     from nc2600.hls_models.cartridge import detect_mapper
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
     from nc2600.host.games import game_info, resolve_rom
-    from nc2600.host.launcher.policy import init_params
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import init_params
+    from nc2600.host.episodes.calibration import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(open(path, "rb").read())

@@ -160,7 +160,7 @@ def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
 
 def _pong_params(tmp_path, value, dtype):
     import numpy as np
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     path = tmp_path / "p.npy"
     np.save(path, np.full(n_params(6), value, dtype))
     return path
@@ -168,7 +168,7 @@ def _pong_params(tmp_path, value, dtype):
 
 @pytest.mark.parametrize("value,dtype", [(float("nan"), "float32"), (float("inf"), "float32"), (1e300, "float64")])
 def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     n = n_params(6)
     path = _pong_params(tmp_path, value, dtype)
     one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path)),

@@ -499,7 +499,7 @@ import nc2600.host.cluster.ray_evaluator as ce
 from nc2600.host.cluster.ray_cluster import connect
 from nc2600.host.episodes.jobs import Job
 from nc2600.host.episodes.processes import segment_names
-from nc2600.host.launcher.policy import init_params
+from nc2600.host.episodes.policy import init_params
 cluster = connect(None, 1)
 ev = ce.RayEvaluator(cluster, ale_py.roms.get_rom_path("breakout"), 1, episode_frames=100)
 params = init_params(1, ev.n_actions)

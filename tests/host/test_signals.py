@@ -141,7 +141,7 @@ RUN = ["--game", "breakout", "--population", "4", "--generations", "1", "--episo
        "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1"]
 
 
-@pytest.mark.parametrize("moment", ["video", "plot"])
+@pytest.mark.parametrize("moment", ["write_elite_gif", "write_fitness_plot"])
 def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, tmp_path):
     """A SIGTERM caught inside a library (here: a suppressing block) that then fails with
     its own error (imageio's "unknown file extension" after its plugin loading was cut):
@@ -151,11 +151,11 @@ def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, t
         import contextlib
         import nc2600.host.launcher.run
         from nc2600.host.cli import main
-        def stopped(self, *args, **kw):
+        def stopped(*args, **kw):
             with contextlib.suppress(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGTERM)
             raise ValueError("unknown file extension: .gif")
-        nc2600.host.launcher.run.Run._{moment} = stopped
+        nc2600.host.launcher.run.{moment} = stopped          # the end-of-run output the run calls
         sys.exit(main(sys.argv[1:]))
     """, "run", *RUN, "--out", out, timeout=300)
     assert proc.returncode == 130, proc.stdout + proc.stderr

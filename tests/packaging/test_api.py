@@ -161,7 +161,7 @@ def test_the_api_page_example_runs(tmp_path):
     blocks = re.findall(r"```python\n(.*?)```", API_PAGE.read_text(), re.S)
     proc = _python(blocks[0], tmp_path, 600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     lines = proc.stdout.splitlines()
     folder = tmp_path / "runs" / "api-demo"
     last = json.loads((folder / "log.jsonl").read_text().splitlines()[-1])

@@ -10,7 +10,7 @@ import pytest
 
 from nc2600.hls_models import networks
 from nc2600.hls_models import policy_int8 as q8
-from nc2600.host.launcher.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
+from nc2600.host.episodes.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
                          layer_shapes, n_params, unflatten)
 from nc2600.host.launcher.policy_int8 import Int8NetworkSlots
 

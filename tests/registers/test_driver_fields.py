@@ -101,7 +101,7 @@ def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
 
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import EngineConfig
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     calib = np.random.default_rng(3).integers(0, 256, (2, 4, 84, 84), dtype=np.uint8)
     qp = quantize(init_params(4, 18), 18, calib)
     rows, cols = shape or (16, 16)
