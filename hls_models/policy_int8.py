@@ -23,8 +23,7 @@ Number format (fixed point with power-of-two scales only)
 Quantiser (:func:`quantize`): the weight exponents come from the weights; each shift ``s_l`` is
 calibrated on observations: the smallest shift for which the largest accumulator of layer ``l``
 over the calibration observations (computed by this integer model, layer after layer) fits
-``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder was measured to
-lose agreement).
+``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder loses agreement).
 
 Agreement with the float network (``nc2600 policy-int8 --agreement GAMES``,
 300 observations per game, networks ``init_params(0..3)``): 93.7-100 % per network, game means
@@ -39,7 +38,7 @@ no single fix removes it; and where the 32 calibration frames (start of the game
 later screens, activations saturate (journey_escape ``init_params(1)``: conv1 saturates on a
 third of the frames), which a larger or more varied calibration set would help.
 
-Tried and measured not to help (same table, and a hold-out set of 300 further frames, ALE seed 200):
+Not used, as none raises the agreement (same table, and a hold-out set of 300 further frames, ALE seed 200):
 per-channel weight exponents, non-power-of-two weight scales, clipped activation calibration,
 empirical bias correction, GPTQ-style error-compensating weight rounding (over-fits the
 calibration frames); cross-layer equalization (Nagel et al. 2019, "Data-Free Quantization

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 # One BLAS thread per process: the launcher parallelises with processes, and BLAS thread
-# pools spinning in every worker oversubscribe the cores (measured: 100x slower).
+# pools spinning in every worker oversubscribe the cores.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 

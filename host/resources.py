@@ -45,8 +45,8 @@ def require_memory(needed: int, what: str) -> None:
 
 
 #: worker processes per core beyond which a command refuses to start: more cannot run at once,
-#: they only add start-up time and memory (measured: ``bench host --workers 1000`` on 2 cores
-#: forked 579 workers, load average 228, for 10 minutes)
+#: they only add start-up time and memory, and a thousand forks can hold a small machine for
+#: minutes
 MAX_WORKERS_PER_CORE = 16
 
 

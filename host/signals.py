@@ -45,11 +45,10 @@ def defer_if_importing(signum: int, frame) -> bool:
     True (the handler then raises nothing); else False.
 
     Why: a C extension's initialiser does not survive a Python exception raised by a signal
-    handler in its middle (measured: ale-py 0.12's nanobind module, imported on a run's first
-    ROM look-up about 1.5 s in, ended the process with SIGSEGV, or with SIGABRT after
-    ``terminate called after throwing an instance of 'nanobind::python_error'``, in 4 of 144
-    SIGTERMs sent 1.40-1.65 s into a small run on a loaded 2-core machine). Sent again, the
-    signal stops the command as soon as the import is done."""
+    handler in its middle (ale-py 0.12's nanobind module, imported on a run's first ROM
+    look-up, ends the process with SIGSEGV, or with SIGABRT after ``terminate called after
+    throwing an instance of 'nanobind::python_error'``). Sent again, the signal stops the
+    command as soon as the import is done."""
     if not inside_import(frame):
         return False
     return send_again(signum, IMPORT_RETRY_S)
@@ -148,8 +147,8 @@ def on_sigint(signum, frame) -> None:
     """SIGINT (Ctrl-C) handler of every command: Python's own behaviour (KeyboardInterrupt in
     the main thread), once per stop (a second Ctrl-C within :data:`STOP_GRACE_S` lets the first
     one's cleanup finish, :func:`_already_stopping`), except inside an import, where it is sent again just after it
-    (:func:`defer_if_importing`; measured: Ctrl-C during ``import ale_py`` in ``nc2600 games``
-    ended the process with SIGSEGV or SIGABRT in 6 of 12 tries, as a SIGTERM did)."""
+    (:func:`defer_if_importing`: a Ctrl-C during ``import ale_py`` can end the process with
+    SIGSEGV or SIGABRT, as a SIGTERM can)."""
     global _DROPPED
     if _IN_HOOK:                    # as on_sigterm: a raise inside the hook would be dropped
         send_again(signum, IMPORT_RETRY_S)
@@ -179,8 +178,8 @@ def stop_signals_held():
     ends, after the previous mask is restored.
 
     Used around ``fork``: a handler run inside ``os.fork`` raises in an at-fork hook, where
-    Python prints "Exception ignored" and goes on (measured: a SIGTERM 1.5 s into ``run
-    --workers 48`` was lost and the run exited 0), and a child forked before it set its own
+    Python prints "Exception ignored" and goes on (the stop is lost and the command exits 0),
+    and a child forked before it set its own
     handlers would run the parent's. A child inherits the blocked mask (and threads started
     inside the block, e.g. a ``multiprocessing.Pool``'s, keep it): it sets its handlers,
     then calls :func:`worker_signals` or unblocks with ``pthread_sigmask``.
@@ -206,8 +205,7 @@ def redeliver_swallowed_interrupts(unraisable) -> None:
     """``sys.unraisablehook`` of the command line: a KeyboardInterrupt (Ctrl-C, or
     :class:`Terminated` from :func:`on_sigterm`) raised where Python cannot propagate it (a
     weakref callback, ``__del__``, an at-fork hook, a finaliser) would be printed as
-    "Exception ignored in ..." and lost, and the command would go on (measured: a SIGTERM near
-    the end of a run was swallowed this way). Instead the same signal is sent again to the main
+    "Exception ignored in ..." and lost, and the command would go on. Instead the same signal is sent again to the main
     thread 1 ms later, from a helper thread: a signal made pending from inside this hook would
     run its handler at the hook's next bytecode, inside the same dropping context; 1 ms later the
     main thread is past it (were it in another such context, this hook runs again; were it

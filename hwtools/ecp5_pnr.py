@@ -26,7 +26,7 @@ from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool,
 
 __all__ = ["ECP5", "ECP5_USER_IO", "ECP5_RAM_BITS", "ecp5_memory_fit", "parse_nextpnr_report", "pnr_block", "cached_pnr"]
 
-#: The ECP5 part and flow options (``docs/hardware/timing.md``, checked 2026-12).
+#: The ECP5 part and flow options (``docs/hardware/timing.md``).
 ECP5 = {"device": "LFE5UM-85F", "label": "ECP5-85 (Lattice LFE5UM-85F, CABGA756), not the Zynq-7045",
         "nextpnr_args": ["--85k", "--package", "CABGA756"], "speed": 6}
 

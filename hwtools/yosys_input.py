@@ -86,14 +86,13 @@ def yosys_input(verilog: str) -> tuple[str, dict[str, int]]:
 
     Returns ``(text, {file name: words})``; the files are written by :func:`write_yosys_input`.
     Why: Yosys's Verilog front end unrolls such a loop into one ``$meminit`` cell per word before
-    ``memory_collect`` merges them back, which took 91-95 % of the instance's and the policy
-    engine's synthesis (``read_verilog rtl/policy_engine.v``: 15 min 0 s with its four loops, 0.5 s
-    without; measured 2026-12-03). The design is the same either way: after ``proc; flatten;
+    ``memory_collect`` merges them back, which dominates the synthesis time of the instance and the
+    policy engine (minutes for ``read_verilog`` of the policy engine with its four loops, under a
+    second without). The design is the same either way: after ``proc; flatten;
     memory_collect`` both forms give the same RTLIL up to generated names (checked on
     ``preprocessor_cc3``, ``tests/synth/test_yosys_input.py``). The mapped netlist can still differ by
-    a few per cent of LUTs, as Yosys's mapping passes order cells by their internal names (measured on
-    ``preprocessor_cc3``: 1,053 LUT read as $readmemh, 1,096 with the loops, 1,067 with an unused dummy
-    memory added; FFs, BRAM and CARRY4 identical): that spread is the precision of the LUT figures.
+    a few per cent of LUTs, as Yosys's mapping passes order cells by their internal names (FFs, BRAM
+    and CARRY4 do not differ): that spread is the precision of the LUT figures.
     A memory whose initial block holds anything besides the zero loop is left as written.
     """
     files: dict[str, int] = {}

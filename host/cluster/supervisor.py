@@ -22,10 +22,9 @@ def supervised_driver(body: Callable[[], int]) -> int:
     Why: Ray 2.60's core ends a driver at once with exit status 1 and no word on stderr when the
     local raylet has died (``plasma::StoreConn::ExitIfErrorStatus`` -> ``QuickExit``: any use of
     the object store after that death, such as the object recovery that the resubmission of a
-    lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to
-    end the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1
-    of 12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
-    loaded 2-core machine, and in CI).
+    lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray would
+    end the raylet too, so the driver could be ended before its SIGTERM handler ran
+    (``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` checks it does not).
 
     So: the driver (the child) stays in the caller's process group, but :func:`connect` starts
     Ray's daemons from a process group of their own (:func:`_own_group_for_ray_daemons`), which
@@ -279,10 +278,8 @@ def _wait_with_handlers(pid: int) -> int:
     :data:`WAIT_POLL_S` seconds while the child lives. A blocking ``waitpid`` is not enough: a
     signal whose C handler runs after the interpreter's last look at its pending handlers and
     before the call enters the kernel does not interrupt the call (no EINTR), so its Python
-    handler (the forward to the driver) waits until the driver has ended by itself (measured:
-    ``test_sigint_to_the_supervisor_alone_reaches_the_driver`` returned the driver's 0 after its
-    30 s sleep once in CI; reproduced every time with that window widened by a C
-    ``usleep`` before ``waitpid``)."""
+    handler (the forward to the driver) waits until the driver has ended by itself
+    (``test_sigint_to_the_supervisor_alone_reaches_the_driver`` checks the forward)."""
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done == pid:

@@ -70,9 +70,9 @@ def _worker_signals() -> None:
     """A pool worker's signals: SIGINT ignored (the parent stops the pool on Ctrl-C: no worker's
     traceback on the terminal), SIGTERM raises SystemExit. A worker killed by SIGTERM's default
     action while idle dies holding the pool's task-queue lock, and the parent's
-    ``Pool.terminate()`` then waits for that lock forever (measured: a sweep given one SIGTERM to
-    its process group while a worker was idle hung until a second signal); SystemExit unwinds
-    the ``with`` of the lock first."""
+    ``Pool.terminate()`` then waits for that lock forever (a sweep given one SIGTERM to its
+    process group while a worker is idle hangs until a second signal); SystemExit unwinds the
+    ``with`` of the lock first."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, exit_on_sigterm)

@@ -1,8 +1,8 @@
 """The Ray driver under a supervisor (``nc2600.host.cluster.supervisor.supervised_driver``).
 
 Ray 2.60's core ends a driver with exit status 1 and no word on stderr once the local raylet has
-died (measured: a SIGTERM to the process group of ``nc2600 run --cluster ray`` gave exit 1 and an
-empty stderr in 1 of 12 runs on the loaded machine, and in CI). The supervisor forwards SIGINT
+died (a SIGTERM to the process group of ``nc2600 run --cluster ray`` can give exit 1 and an
+empty stderr). The supervisor forwards SIGINT
 and SIGTERM to the driver, which runs (with Ray's daemons) in a process group of its own, and
 reports a driver that ended without its exit code in one line. Oracles: hand-made drivers whose
 ends are known (an exit code, ``os._exit``, a default-action SIGTERM, the CLI's own handler), and

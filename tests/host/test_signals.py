@@ -5,8 +5,8 @@ The moments are made deterministic with Python's own hooks: ``signal.raise_signa
 ``__del__`` (a context where Python prints "Exception ignored" and drops the exception), inside
 an ``os.register_at_fork`` hook (the worker pool's start-up), and inside a suppressed block
 followed by the failure a half-stopped library gives (the video writer). Each test's
-expectation is what the issue measured going wrong: the command went on and exited 0, the
-workers printed tracebacks, a ``ValueError`` traceback and exit 1.
+expectation rules out what a stop can go wrong into: the command going on and exiting 0, the
+workers printing tracebacks, a ``ValueError`` traceback and exit 1.
 """
 from __future__ import annotations
 
@@ -324,8 +324,8 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
 
 
 def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished_command():
-    """Python restores SIGTERM's default action while it shuts down (measured: a run that had
-    written its summary died with status -15); ``entry`` blocks SIGTERM for the shutdown, so
+    """Python restores SIGTERM's default action while it shuts down (a run that has written its
+    summary would die with status -15); ``entry`` blocks SIGTERM for the shutdown, so
     the finished command exits with its own status and every exit hook runs. An atexit hook
     sends the SIGTERM at that moment."""
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
@@ -358,8 +358,8 @@ def test_a_sigterm_pending_as_the_command_ends_exits_130():
 
 
 def test_after_a_sigterm_a_finaliser_failing_in_its_wake_prints_nothing():
-    """imageio's writer cut short by the SIGTERM failed again in its ``__del__`` and Python
-    printed that traceback after the one line (measured in the 50-moment test)."""
+    """A writer cut short by the SIGTERM (imageio's) can fail again in its ``__del__``; Python
+    would print that traceback after the one line."""
     proc = _python("""
         class Writer:
             def __del__(self):

@@ -404,7 +404,7 @@ def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, ext
 @pytest.mark.parametrize("cards, per_card, nodes", [(1000, 1000, "1,000,000"), (1000, 28, "28,000"), (28, 1000, "28,000")])
 def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_card, nodes):
     """--cards and --nodes-per-card each in range, their product (hand-worked) beyond the model's
-    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 nodes: measured past 110 s and 3.5 GB).
+    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 nodes would take minutes and gigabytes).
     Each option at its own end still runs: 1 card of 1,000 nodes (a 10x10x10 cube, 999 workers)."""
     rc, out, err = run_cli(capsys, "mesh", "--population", "20", "--elite-episodes", "0",
                            "--cards", str(cards), "--nodes-per-card", str(per_card))

@@ -63,8 +63,8 @@ def test_quantiser_ranges_and_error_bound(observations):
 
 
 def test_agreement_with_float_network(observations):
-    """Measured: per game and network, the int8 argmax equals the float argmax on >= 95 % of
-    real observations (the issue asks 99 %; see test_agreement_target_99 and the report)."""
+    """Per game and network, the int8 argmax equals the float argmax on >= 95 % of real
+    observations (the 99 % target: test_agreement_target_99 and the report)."""
     for game, n_actions in (("pong", 6), ("asteroids", 14)):
         calib, test = observations[game]
         for seed in (0, 1):
