@@ -446,7 +446,8 @@ def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: 
 # Cycle and resource model of an L-lane inference engine
 # ---------------------------------------------------------------------------------------------
 
-MAC_PIPELINE_CYCLES = 4        #: issue of a group's last input -> its sum: memory read, operand register, multiply, accumulate
+#: issue of a group's last input -> its sum: memory read, operand register, multiply, accumulate
+MAC_PIPELINE_CYCLES = 4
 WRITEBACK_PIPELINE_CYCLES = 2  #: per written byte: ReLU + rounding, shift + saturate (then the write)
 COLOUR_CLOCKS_PER_FRAME = NTSC_COLOUR_CLOCKS_PER_FRAME   #: NTSC: 262 lines x 228 colour clocks (59,736)
 BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)

@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups["bench"] = bench.add_subparsers(dest="bench_target", metavar="TARGET", parser_class=OneLineParser)
     groups["bench"].required = True
 
-    games = sub.add_parser("games", help="list the loadable games (mapper, screen size); `games verify` checks game rules",
+    games = sub.add_parser("games",
+                           help="list the loadable games (mapper, screen size); `games verify` checks game rules",
                            formatter_class=DefaultsFormatter)
     groups["games_parser"] = games
     groups["games"] = games.add_subparsers(dest="games_action", metavar="ACTION", parser_class=OneLineParser)

@@ -42,7 +42,9 @@ def _float(text: str) -> float:
 
 
 def _fmt(x) -> str:
-    return f"{x:,}".replace(",", "_") if isinstance(x, int) and abs(x) >= 100_000 else f"{x:g}" if isinstance(x, float) else str(x)
+    if isinstance(x, int) and abs(x) >= 100_000:
+        return f"{x:,}".replace(",", "_")
+    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def int_range(lo: int, hi: int = COUNT_MAX, what: str | None = None):

@@ -54,7 +54,8 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
         path = Path(rom)
         data = read_regular_file(rom, max(KNOWN_ROM_SIZES), "ROM")
         if len(data) not in KNOWN_ROM_SIZES:
-            raise UserError(f"ROM {str(path)!r} has {len(data)} byte{'' if len(data) == 1 else 's'}, not a 2600 cartridge size "
+            raise UserError(f"ROM {str(path)!r} has {len(data)} byte{'' if len(data) == 1 else 's'}, not a 2600 "
+                            "cartridge size "
                             f"({', '.join(map(str, KNOWN_ROM_SIZES))})")
         name = ale_py.ALEInterface.isSupportedROM(path)
         if not name:

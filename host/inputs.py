@@ -83,7 +83,8 @@ def load_action_file(spec: str, others: str = "random, noop or "):
     except UserError:
         raise
     except Exception as exc:  # noqa: BLE001 - any load failure is bad input
-        raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserError(f"--actions: cannot read {spec}: {why}") from None
     if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
             or a.min() < 0 or a.max() > 17:
         raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")

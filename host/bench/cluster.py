@@ -4,10 +4,10 @@ Three parts, one JSON object:
 
 - ``ratio``: the same episodes (random-initialised networks, one episode each, fixed seeds)
   evaluated alternately by the local backend (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`, W workers)
-  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`),
-  ``repeats`` times each, in one process; frames/s of each (Ray start-up excluded, reported as
-  ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results of the two
-  backends are compared (``identical``).
+  and by ``--cluster ray`` on an embedded local Ray with W CPUs
+  (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`), ``repeats`` times each, in one process; frames/s of each
+  (Ray start-up excluded, reported as ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results
+  of the two backends are compared (``identical``).
 - ``overhead``: per population size N (100, 1,000, 10,000 by default) one generation of N
   individuals on the same local Ray with the node's emulation left out (``mode:
   transfer_only``: chunks scheduled, every parameter vector shipped to the node and read, results

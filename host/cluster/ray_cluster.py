@@ -227,8 +227,8 @@ class NodeInfo:
 class RayCluster:
     """A connection to Ray: the driver side of ``--cluster ray``.
 
-    Use :func:`connect` to make one; :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator` builds the per-node actors on it;
-    :meth:`close` disconnects (and stops the embedded instance if this process started it).
+    Use :func:`connect` to make one; :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator` builds the per-node actors
+    on it; :meth:`close` disconnects (and stops the embedded instance if this process started it).
     """
 
     def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None,

@@ -88,7 +88,8 @@ def supervised_driver(body: Callable[[], int]) -> int:
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
             from nc2600.host.signals import on_sigint, on_sigterm
-            for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)), (signal.SIGTERM, (on_sigterm,))):
+            for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)),
+                               (signal.SIGTERM, (on_sigterm,))):
                 if signal.getsignal(sig) in usual:
                     signal.signal(sig, _stop_once)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)

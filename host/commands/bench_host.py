@@ -13,12 +13,16 @@ from nc2600.host.cli_types import float_range, int_range
 
 
 def register(sub, groups):
-    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's and the gymnasium vector env's (one JSON line)",
+    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's and the gymnasium vector "
+                                                "env's (one JSON line)",
                                    formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
-    p.add_argument("--seconds", type=float_range(0, 3600, lo_open=True), default=20.0, metavar="S", help="measuring time per part")
-    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W", help="worker processes (default: cores)")
-    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
+    p.add_argument("--seconds", type=float_range(0, 3600, lo_open=True), default=20.0, metavar="S",
+                   help="measuring time per part")
+    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W",
+                   help="worker processes (default: cores)")
+    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K",
+                   help="instances per block per worker")
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=4000, metavar="E",
                    help="episode cap in frames (the fabric's 24-bit limit)")
     p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")

@@ -104,7 +104,8 @@ def run(args) -> int:
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed",
-               "engine": args.engine, **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
+               "engine": args.engine,
+               **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
                "colour_clocks": args.colour_clocks,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if ale is not None:
@@ -170,7 +171,8 @@ def register(subparsers, groups) -> None:
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")
-    p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
+    p.add_argument("--params", required=True, metavar="P.npy",
+                   help="float parameter vector (e.g. a run's best_params.npy)")
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=2000, metavar="F",
@@ -191,7 +193,8 @@ def register(subparsers, groups) -> None:
                    help=f"the instance's inference engine (default {DEFAULT_ENGINE}): the array engine or the "
                         f"{DEFAULT_LANES}-lane engine")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
-                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine lane)")
+                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine "
+                        "lane)")
     p.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=3,
                    help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
                         "one colour clock per clock)")

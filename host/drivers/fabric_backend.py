@@ -48,7 +48,8 @@ def _fabric_worker_run(item):
 
 class FabricEvaluator:
     """The evaluation backend ``--backend fabric``: every episode runs inside a Verilated
-    instance (:class:`InstanceEpisodeRunner`); same interface as :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`.
+    instance (:class:`InstanceEpisodeRunner`); same interface as
+    :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
     result depends only on its individual and seed (every episode starts from ALE's reset state:

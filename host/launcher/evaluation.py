@@ -120,14 +120,16 @@ class Cluster:
 
 
 def _worker_pool(s: EvaluationSettings) -> Evaluator:
-    """``ale`` and ``rtl``: W worker processes over game instances (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
+    """``ale`` and ``rtl``: W worker processes over game instances
+    (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
     from nc2600.host.launcher.local_pool import LocalPoolEvaluator as WorkerPool
     return WorkerPool(s.rom_path, s.workers, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
                       s.backend, s.policy, network=s.network)
 
 
 def _fabric(s: EvaluationSettings) -> Evaluator:
-    """``fabric``: W worker processes, each with one Verilated instance (:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`)."""
+    """``fabric``: W worker processes, each with one Verilated instance
+    (:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`)."""
     from nc2600.host.drivers.fabric_backend import FabricEvaluator
     return FabricEvaluator(s.rom_path, s.workers, s.frame_skip, s.episode_frames)
 

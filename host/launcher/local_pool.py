@@ -1,11 +1,10 @@
 """Episode evaluation on W worker processes, each running its own game instances and policies.
 
-Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
-``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
-loops over its running slots: one batched inference call per layer for all of them
-(:class:`nc2600.host.episodes.policy.SlotWeights` or the int8 :class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one
-frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
-only hands out jobs and collects results::
+Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is ``--envs-per-block``) and the
+policy parameters of the episodes running in them. A worker loops over its running slots: one batched inference call per
+layer for all of them (:class:`nc2600.host.episodes.policy.SlotWeights` or the int8
+:class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one frame-skip step of every instance, then the 84 x 84
+resize and frame stack. The main process only hands out jobs and collects results::
 
     main:     job -> w0, job -> w1, ...      (wait for a result) -> record, next job -> w
     worker w: [infer all running slots | step them | preprocess] [infer | step | ...]

@@ -9,8 +9,8 @@ Run directory contents (all written atomically: temp file, then rename):
 - ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
-  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim), ``actions_crc32`` (CRC-32 of the
-  episode's action indices, one byte each: :func:`nc2600.host.launcher.local_pool.actions_crc32`);
+  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim), ``actions_crc32`` (CRC-32
+  of the episode's action indices, one byte each: :func:`nc2600.host.launcher.local_pool.actions_crc32`);
 - ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
   checkpointed generation (:mod:`nc2600.host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
@@ -206,7 +206,8 @@ class Run:
                 "run_id": self.config_doc["run_id"],
                 "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
                 "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
-                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network, "n_params": n_params(cfg.network, n_actions),
+                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network,
+                                                    "n_params": n_params(cfg.network, n_actions),
                 "population": cfg.population, "frame_skip": cfg.frame_skip,
                 "episode_frames": cfg.episode_frames, "versions": package_versions(),
                 "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
@@ -410,7 +411,8 @@ class Run:
                 stop_reason = "frame_budget"
                 stop_message = (f"frame budget reached after generation {self.algo.generation - 1}: "
                                 f"{self.frames:,} frames >= --max-frames {cfg.max_frames:,} "
-                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} not run)")
+                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} "
+                                "not run)")
             self.stop_line = f"nc2600 run: stopped: {stop_message}"
             self._say(self.stop_line)
             best = np.array(self.algo.best_params(), copy=True)

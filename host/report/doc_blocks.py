@@ -128,7 +128,8 @@ def lifcl_lines(areas: dict[str, list[dict]], page: str = "../results.md", seeds
     and flow with a record of seed 1, the Fmax of seed 1 (linked to its record on ``page``), the
     seeds on record and seed 1's router and critical path (from the record's notes)."""
     cur = newest(areas)
-    out = ["| block | flow | Fmax, seed 1 | seeds on record | router, critical path (seed 1) |", "|---|---|---|---|---|"]
+    out = ["| block | flow | Fmax, seed 1 | seeds on record | router, critical path (seed 1) |",
+           "|---|---|---|---|---|"]
     for block, words in LIFCL_BLOCKS:
         for suffix, flow in LIFCL_FLOWS:
             name = f"{block} Fmax on LIFCL-40-9, placed and routed, seed {{}}{suffix}"

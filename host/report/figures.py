@@ -81,5 +81,6 @@ def ratio(section: str, name: str, game: str | None, num: Figure, den: Figure) -
         raise ValueError(f"ratio {name!r}: a missing or zero operand")
     kind = MODEL if MODEL in (num.kind, den.kind) else DERIVED
     return Figure(section, name, game, float(num.value) / float(den.value), "x", kind,
-                  f"{num.name} ({num.value:,.6g} {num.unit}) / {den.name} ({den.value:,.6g} {den.unit}); both {num.basis}",
+                  f"{num.name} ({num.value:,.6g} {num.unit}) / {den.name} ({den.value:,.6g} {den.unit}); both "
+                  f"{num.basis}",
                   num.command or den.command, basis=num.basis, operands=(num, den))

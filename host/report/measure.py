@@ -98,7 +98,8 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     return cc.astype(np.int64), "", cmd
 
 
-def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None, str, str]:
+def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None,
+                                                                                                           str, str]:
     """Preprocessor RTL latency on the game's own ALE frames: one observation per decision.
 
     Returns ``(latencies or None, reason when None, screen description)``.
@@ -164,7 +165,8 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
         # cycles per frame as colour clocks per frame (and projects the three-colour-clock case from them)
         engine = {"colour_clocks": 1, **({"engine": "lane"} if array is None
                                                    else {"engine": "array", "rows": array[0], "cols": array[1]})}
-        runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
+        runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name,
+                                       path,
                                      frame_skip, frames, restore=False, hide=False)
         ep = runner.run(seed, qp)
     except (InstanceError, RuntimeError, ValueError) as exc:

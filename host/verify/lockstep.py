@@ -313,7 +313,8 @@ class ResultsFile:
         self.identity = identity = identity() if callable(identity) else identity
         if head != identity:
             diff = ", ".join(f"{k} {head.get(k)!r} there, {identity.get(k)!r} now"
-                             for k in [*identity, *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
+                             for k in [*identity,
+                                       *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
             raise UserError(f"--results {self._name!r}: holds another run's results ({diff}); "
                             "give another file")
         self.records = {r["game"]: r for r in recs if not r.get("error")}

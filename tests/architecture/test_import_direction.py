@@ -143,7 +143,8 @@ def test_graph_sees_the_packages():
     """The graph holds every package and edges that are known to exist (the walker works)."""
     graph = project_graph()
     assert {package_of(n) for n in graph.nodes} == set(LAYERS)
-    for edge in (("nc2600.hw.preprocessor", "nc2600.hls_models.preprocessor"), ("nc2600.hwtools.console_harness", "nc2600.hw.console"),
+    for edge in (("nc2600.hw.preprocessor", "nc2600.hls_models.preprocessor"),
+                 ("nc2600.hwtools.console_harness", "nc2600.hw.console"),
                  ("nc2600.host.drivers.rtl_console", "nc2600.hwtools.console_harness"),
                  ("nc2600.host.launcher.backends", "nc2600.host.drivers.rtl_console_env")):
         assert graph.has_edge(*edge), edge
@@ -159,10 +160,12 @@ def test_no_import_cycles():
 
 def test_checks_fail_on_bad_graphs():
     """Hand-made graphs: an upward import and a two-module cycle are reported."""
-    g = nx.DiGraph([("nc2600.hls_models.policy_int8", "nc2600.host.episodes.policy"), ("nc2600.hw.sim", "nc2600.host.commands.lockstep"),
+    g = nx.DiGraph([("nc2600.hls_models.policy_int8", "nc2600.host.episodes.policy"),
+                    ("nc2600.hw.sim", "nc2600.host.commands.lockstep"),
                     ("nc2600.host.episodes.env", "nc2600.host.drivers.rtl_console_env"),
                     ("nc2600.host.drivers.rtl_console_env", "nc2600.host.episodes.env"),
-                    ("nc2600.hwtools.sim", "nc2600.hw.console"), ("nc2600.host.report.throughput", "nc2600.mesh_sim.project")])
+                    ("nc2600.hwtools.sim", "nc2600.hw.console"),
+                    ("nc2600.host.report.throughput", "nc2600.mesh_sim.project")])
     assert direction_violations(g) == [
         "nc2600.hls_models.policy_int8 imports nc2600.host.episodes.policy (hls_models may not depend on host)",
         "nc2600.hw.sim imports nc2600.host.commands.lockstep (hw may not depend on host)"]

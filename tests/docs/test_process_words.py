@@ -55,7 +55,8 @@ def prose_lines(path: Path) -> list[tuple[int, str]]:
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
                 out += [(first.lineno + k, line) for k, line in enumerate(first.value.value.splitlines())]
     return sorted(out)
 
@@ -83,7 +84,8 @@ def test_scan_finds_what_it_should():
     assert not MEASURED_LOG.search("``measured: nextpnr-nexus place and route``") and not MEASURED_LOG.search(
         "the Fmax measured by place and route")
     assert missing_paths("see ``hw/console.py`` and rtl/console_cc3.v, host/cluster/") == []
-    assert missing_paths("cites ``hw/no_such_block.py`` and docs/nowhere.md.") == ["hw/no_such_block.py", "docs/nowhere.md"]
+    assert missing_paths("cites ``hw/no_such_block.py`` and docs/nowhere.md.") == ["hw/no_such_block.py",
+                                                                                   "docs/nowhere.md"]
     assert missing_paths("(``shared/reference/notes.md``)") == ["shared/reference/notes.md"]    # outside the repository
     assert missing_paths("--record docs/results/AREA.jsonl, hw/*.py, rtl/{name}.v") == []
 

@@ -24,7 +24,8 @@ def test_unknown_game_suggests_close_names(tmp_path):
 
 
 def test_unreadable_rom(tmp_path):
-    one_line_exit_2(nc2600("run", "--rom", str(tmp_path / "missing.bin"), "--out", str(tmp_path / "x")), "cannot read ROM")
+    one_line_exit_2(nc2600("run", "--rom", str(tmp_path / "missing.bin"), "--out", str(tmp_path / "x")),
+                    "cannot read ROM")
 
 
 def test_wrong_size_rom(tmp_path):
@@ -178,7 +179,8 @@ def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
 @pytest.mark.parametrize("extra,message", [
     (["--engine", "lane", "--array", "8x8"], "--array applies to the array engine, not --engine lane"),
     (["--array", "16by16"], "--array: expected ROWSxCOLS, e.g. 16x16, got '16by16'"),
-    (["--array", "4x4", "--colour-clocks", "3"], "--array: three pixels per cycle need stack words of two or more columns"),
+    (["--array", "4x4", "--colour-clocks", "3"],
+     "--array: three pixels per cycle need stack words of two or more columns"),
 ])
 def test_instance_play_engine_options(tmp_path, extra, message):
     """The array engine is the default; its shape is checked against the word stack before any

@@ -328,7 +328,8 @@ def _start_run(tmp_path):
            "TMPDIR": str(tmp_path / "t"), "RAY_TMPDIR": "/tmp"}      # the actors' ROM folders; short socket paths
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
-    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL, "--cluster", "ray", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "nc2600.host.cli", "run", *SMALL, "--cluster", "ray", "--out",
+                             str(out)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     t0 = time.monotonic()
@@ -380,7 +381,8 @@ def test_resume_of_a_ray_run_and_bench_ray_are_ray_drivers(tmp_path):
     run.mkdir()
     (run / "config.json").write_text('{"config": {"game": "pong", "cluster": "ray"}}')
     parse = build_parser().parse_args
-    for argv, uses in ((["run", "--resume", str(run)], True), (["run", "--resume", str(run), "--cluster", "local"], False),
+    for argv, uses in ((["run", "--resume", str(run)], True),
+                       (["run", "--resume", str(run), "--cluster", "local"], False),
                        (["run", "--game", "pong", "--cluster", "ray"], True), (["run", "--game", "pong"], False),
                        (["run", "--resume", str(tmp_path / "none")], False), (["bench", "ray"], True)):
         args = parse(argv)
@@ -418,9 +420,9 @@ def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
 
 def test_sweep_with_an_unreachable_head_is_one_line_and_no_table(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "lockstep", "--games", "pong,boxing", "--frames", "3",
-                           "--cluster", "ray", "--ray-address", "127.0.0.1:1"], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "lockstep", "--games", "pong,boxing",
+                           "--frames", "3", "--cluster", "ray", "--ray-address", "127.0.0.1:1"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "", proc
     assert proc.stderr.startswith("nc2600: error: cannot reach the Ray head at 127.0.0.1:1") and \
         proc.stderr.count("\n") == 1, proc.stderr

@@ -228,7 +228,8 @@ def test_the_ray_drivers_handler_also_waits_for_the_import(tmp_path):
     finishes, then the stop: 130, one line."""
     proc = _python(IMPORTING.format(folder=str(tmp_path)).replace(
         "sys.exit(guarded(body))",
-        "from nc2600.host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: guarded(body)))"))
+        "from nc2600.host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: "
+        "guarded(body)))"))
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stdout == "imported True\n"
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"

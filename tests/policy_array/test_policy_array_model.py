@@ -169,7 +169,8 @@ def test_table_lists_every_size():
 def test_cli_prints_the_table_and_refuses_two_modes():
     import subprocess
     import sys
-    ok = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array"], capture_output=True, text=True)
+    ok = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array"], capture_output=True,
+                        text=True)
     assert ok.returncode == 0 and ok.stdout.strip() == pa.table()
     bad = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array", "--agreement", "pong"],
                          capture_output=True, text=True)

@@ -139,7 +139,8 @@ def test_one_engine_dispatch_and_one_default():
     assert nc2600.hw.instance.param_step is engines.param_step
     d = EngineConfig()
     assert (d.kind, d.lanes, d.rows, d.cols) == (nc2600.hw.instance.DEFAULT_ENGINE, nc2600.hw.instance.DEFAULT_LANES,
-                                                 nc2600.hw.instance.DEFAULT_ROWS, nc2600.hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
+                                                 nc2600.hw.instance.DEFAULT_ROWS,
+                                                 nc2600.hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
     assert d.param_step() == HAND_STEPS[("array", 16, 16, 16)]
     with pytest.raises(ValueError, match="engine must be one of"):
         EngineConfig("systolic").param_step()

@@ -113,7 +113,8 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_
     monkeypatch.setattr(nexus, "_run", fake_run)
     rep = nexus.pnr_block("depth", DEPTH, use_cache=False, seed=99)
     assert calls == ["ccu2", "noccu2"]
-    assert rep["carry"] == "noccu2" and rep["carry_fallback"] == "ERROR: CCU2 'x' CIN net 'n' driven by non-CCU2 cell 'v'."
+    assert rep["carry"] == "noccu2"
+    assert rep["carry_fallback"] == "ERROR: CCU2 'x' CIN net 'n' driven by non-CCU2 cell 'v'."
     assert rep["fmax_mhz"] == 200.0 and rep["utilization"] == {"OXIDE_FF": [3, 10]}
     assert nexus.cached_pnr("depth", DEPTH, seed=99)["carry"] == "noccu2"     # cached under the request
     with pytest.raises(RuntimeError, match="CCU2"):
@@ -205,7 +206,8 @@ def test_cli_reports_a_routing_failure_in_one_line(monkeypatch, capsys):
     from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", "--pnr", "nexus"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select") and "Traceback" not in "".join(err)
+    assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select")
+    assert "Traceback" not in "".join(err)
 
 
 def test_memory_fit_by_hand_and_the_policy_engine_runs_no_tool(monkeypatch):

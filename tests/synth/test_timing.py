@@ -66,7 +66,8 @@ def test_end_registers_above_the_limit_by_hand():
     # default limit: 150 MHz by the rule, 9 levels; nothing here is deeper
     assert logic_depth.netlist_depth(_netlist())["over"] == {"limit": 9, "bits": 0, "registers": []}
     # limit 2: q1's D is 3 levels from q0 (ff0's D, fed from the port x only, is no register path)
-    assert logic_depth.netlist_depth(_netlist(), limit=2)["over"] == {"limit": 2, "bits": 1, "registers": [[3, "q1", "q0"]]}
+    assert logic_depth.netlist_depth(_netlist(), limit=2)["over"] == {"limit": 2, "bits": 1,
+                                                                      "registers": [[3, "q1", "q0"]]}
     assert logic_depth.netlist_depth(_netlist(), limit=3)["over"]["registers"] == []
 
 
