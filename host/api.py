@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray (launcher registry, sweeps)
 from nc2600.host.errors import UserError
 
 __all__ = ["FabricInstance", "TrainResult", "instance", "play", "train"]

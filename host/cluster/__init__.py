@@ -4,7 +4,9 @@ supervisor of a Ray driver.
 Importing this package registers ``--cluster ray`` with the launcher's registry
 (:func:`nc2600.host.launcher.evaluation.register_cluster`) and with the sweeps
 (:func:`nc2600.host.verify.sweep.register_imap`); Ray itself is imported only when a cluster is
-connected. The commands and the API that accept ``--cluster`` import it.
+connected. ``import nc2600`` (run before any of its modules) imports this package right after
+either registry's module (``nc2600._AFTER_IMPORT``), so ``--cluster ray`` is known wherever a
+setting is checked.
 """
 from __future__ import annotations
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import time
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray (launcher registry, sweeps)
 from nc2600.host.commands import DefaultsFormatter
 from nc2600.host.cli_types import int_range, probability, seed_int
 from nc2600.host.errors import UserError

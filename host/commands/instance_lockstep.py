@@ -28,7 +28,6 @@ import json
 import sys
 import time
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray (launcher registry, sweeps)
 from nc2600.host.errors import UserError
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import time
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray (launcher registry, sweeps)
 from nc2600.host.cli_types import int_range, positive_int, seed_int
 from nc2600.host.errors import UserError
 from nc2600.host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games,

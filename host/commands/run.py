@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray (launcher registry, sweeps)
 from nc2600.host.cli_types import float_range, int_range, probability, seed_int
 
 from nc2600.host.errors import UserError

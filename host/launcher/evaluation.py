@@ -12,7 +12,8 @@ The registry is the one place that says:
 
 - the names accepted by ``--backend`` and ``--cluster`` and their help (:data:`BACKENDS`,
   :data:`CLUSTERS`; a cluster that lives above the launcher, Ray, adds itself with
-  :func:`register_cluster` when :mod:`nc2600.host.cluster` is imported);
+  :func:`register_cluster` when :mod:`nc2600.host.cluster` is imported, which ``import nc2600``
+  arranges right after this module's import, ``nc2600._AFTER_IMPORT``);
 - which settings each backend needs (:attr:`Backend.requires`, checked by :func:`check_settings`
   in the order listed, each with its one-line message);
 - which clusters each backend runs on (:attr:`Backend.clusters`; :func:`combinations` lists

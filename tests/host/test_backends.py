@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-import nc2600.host.cluster  # noqa: F401 - registers --cluster ray, as the commands do
 from nc2600.host.errors import UserError
 from nc2600.host.launcher.evaluation import BACKENDS, CLUSTERS, check_backend, combinations
 from nc2600.host.launcher.run import RunConfig
