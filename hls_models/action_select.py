@@ -2,7 +2,7 @@
 
 The block picks the action with the highest action value: ``argmax`` over the first
 ``count`` of up to ``n`` signed ``width``-bit values, ties to the lowest index (numpy's
-``argmax`` rule, and :func:`nc2600.host.launcher.policy.select_actions`). The RTL is a registered binary
+``argmax`` rule, and :func:`nc2600.host.episodes.policy.select_actions`). The RTL is a registered binary
 comparison tree, so its result appears :func:`latency` cycles after the values.
 """
 from __future__ import annotations

@@ -38,7 +38,7 @@ b5    (A,)
 ====  ===========  =====================================================================
 
 (``small`` is the same scheme with three fewer tensors; its table is in
-:mod:`nc2600.host.launcher.policy`.)
+:mod:`nc2600.host.episodes.policy`.)
 """
 from __future__ import annotations
 

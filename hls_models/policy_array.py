@@ -42,7 +42,7 @@ Memory layout (a word = ``R`` bytes, lane ``r`` = array row ``r``)
   ``((y // R_h) * (W / R_w) + x // R_w) * (C_in / R_c) + c // R_c`` at lane
   ``((y % R_h) * R_w + x % R_w) * R_c + c % R_c`` (:func:`conv_word_lane`). For the observation,
   ``c`` is the frame (0 = oldest) and ``(y, x)`` its pixel (:func:`obs_words`).
-- Dense inputs (conv2's outputs, dense1's): flat index ``k`` (nc2600.host.launcher.policy's ``(y, x, c)``
+- Dense inputs (conv2's outputs, dense1's): flat index ``k`` (nc2600.host.episodes.policy's ``(y, x, c)``
   order) in word ``k // R`` at lane ``k % R``.
 - The ``C`` outputs of a pass are ``C`` consecutive channels of one position: ``C`` consecutive
   lanes of one word in either layout (``C`` divides ``R_c`` and ``R``: :func:`check_shape`).

@@ -28,7 +28,7 @@ Memory layout (one BRAM word = all ``L`` lanes)
 - Activations: conv1 and dense1 outputs share one buffer (6,400 bytes; conv1's results are dead
   when dense1 writes), conv2's outputs a second (2,592 bytes); output ``n`` of position ``pos``
   at address ``pos*N + n``: for the next layer that is ``(y, x, c)`` order, the order conv2
-  reads its patches' channels and dense1 reads its 2,592 inputs (:mod:`nc2600.host.launcher.policy`'s layout).
+  reads its patches' channels and dense1 reads its 2,592 inputs (:mod:`nc2600.host.episodes.policy`'s layout).
 - Observation: read in place through the preprocessor's port, ``frame = c``,
   ``index = (4y + kh) * 84 + 4x + kw``.
 
@@ -154,18 +154,18 @@ _FIELDS = ("w1", "b1", "w2", "b2", "w3", "b3", "w4", "b4")
 
 
 def field_shapes(n_actions: int) -> dict[str, tuple[int, ...]]:
-    """Shapes of the integer tensors, in the flat parameter layout order of :mod:`nc2600.host.launcher.policy`."""
+    """Shapes of the integer tensors, in the flat parameter layout order of :mod:`nc2600.host.episodes.policy`."""
     return {"w1": (256, 16), "b1": (16,), "w2": (256, 32), "b2": (32,), "w3": (2592, 256), "b3": (256,),
             "w4": (256, n_actions), "b4": (n_actions,)}
 
 
 def flat_length(n_actions: int) -> int:
-    """Length of the flat integer parameter vector (weights and biases in :mod:`nc2600.host.launcher.policy` order)."""
+    """Length of the flat integer parameter vector (weights and biases in :mod:`nc2600.host.episodes.policy` order)."""
     return sum(int(np.prod(s)) for s in field_shapes(n_actions).values())
 
 
 def policy_from_flat(flat: np.ndarray, n_actions: int, shifts, act_max: int = 255) -> QuantizedPolicy:
-    """A :class:`QuantizedPolicy` from a flat integer vector in :mod:`nc2600.host.launcher.policy`'s layout
+    """A :class:`QuantizedPolicy` from a flat integer vector in :mod:`nc2600.host.episodes.policy`'s layout
     (``w1, b1, w2, b2, w3, b3, w4, b4``; weights in -127..127, biases int32), checked.
 
     Raises:

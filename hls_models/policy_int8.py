@@ -1,6 +1,6 @@
 """The quantised (int8) Such et al. policy network: bit-exact model, quantiser, cycle/resource model.
 
-Network (:mod:`nc2600.host.launcher.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
+Network (:mod:`nc2600.host.episodes.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
 ReLU -> dense |A|, action = argmax (ties to the lowest index). Same flat parameter layout.
 
 Number format (fixed point with power-of-two scales only)
@@ -23,8 +23,7 @@ Number format (fixed point with power-of-two scales only)
 Quantiser (:func:`quantize`): the weight exponents come from the weights; each shift ``s_l`` is
 calibrated on observations: the smallest shift for which the largest accumulator of layer ``l``
 over the calibration observations (computed by this integer model, layer after layer) fits
-``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder was measured to
-lose agreement).
+``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder loses agreement).
 
 Agreement with the float network (``nc2600 policy-int8 --agreement GAMES``,
 300 observations per game, networks ``init_params(0..3)``): 93.7-100 % per network, game means
@@ -39,7 +38,7 @@ no single fix removes it; and where the 32 calibration frames (start of the game
 later screens, activations saturate (journey_escape ``init_params(1)``: conv1 saturates on a
 third of the frames), which a larger or more varied calibration set would help.
 
-Tried and measured not to help (same table, and a hold-out set of 300 further frames, ALE seed 200):
+Not used, as none raises the agreement (same table, and a hold-out set of 300 further frames, ALE seed 200):
 per-channel weight exponents, non-power-of-two weight scales, clipped activation calibration,
 empirical bias correction, GPTQ-style error-compensating weight rounding (over-fits the
 calibration frames); cross-layer equalization (Nagel et al. 2019, "Data-Free Quantization
@@ -113,7 +112,7 @@ class QuantizedPolicy:
     """An int8 policy: weights ``w1..w4`` (int8), biases ``b1..b4`` (int32), shifts ``s1..s3``,
     activation ceiling ``act_max`` (255 or 127).
 
-    Shapes as :func:`nc2600.host.launcher.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
+    Shapes as :func:`nc2600.host.episodes.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
     ``w3 (2592, 256)``, ``w4 (256, A)``). ``exponents`` holds ``e_l`` and ``f_l`` for reference.
     """
     n_actions: int
@@ -260,7 +259,7 @@ def quantize(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, act_max: i
     """Quantise one float parameter vector (GA individual) to a :class:`QuantizedPolicy`.
 
     Args:
-        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`nc2600.host.launcher.policy` layout).
+        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`nc2600.host.episodes.policy` layout).
         n_actions: number of actions ``A``.
         calib_obs: ``(B, 4, 84, 84)`` uint8 observations of the game (``B >= 1``, e.g. 32 from
             random play) used to choose the requantisation shifts (module doc).
@@ -310,7 +309,7 @@ def _check_accumulator_bounds(qp: QuantizedPolicy) -> None:
 
 
 class QuantizedSlots:
-    """Per-slot int8 policies for a block of emulator slots, like :class:`nc2600.host.launcher.policy.SlotWeights`.
+    """Per-slot int8 policies for a block of emulator slots, like :class:`nc2600.host.episodes.policy.SlotWeights`.
 
     :meth:`act` evaluates each slot's observation with that slot's own policy.
     """
@@ -447,7 +446,8 @@ def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: 
 # Cycle and resource model of an L-lane inference engine
 # ---------------------------------------------------------------------------------------------
 
-MAC_PIPELINE_CYCLES = 4        #: issue of a group's last input -> its sum: memory read, operand register, multiply, accumulate
+#: issue of a group's last input -> its sum: memory read, operand register, multiply, accumulate
+MAC_PIPELINE_CYCLES = 4
 WRITEBACK_PIPELINE_CYCLES = 2  #: per written byte: ReLU + rounding, shift + saturate (then the write)
 COLOUR_CLOCKS_PER_FRAME = NTSC_COLOUR_CLOCKS_PER_FRAME   #: NTSC: 262 lines x 228 colour clocks (59,736)
 BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)

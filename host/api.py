@@ -168,8 +168,8 @@ class FabricInstance:
         ``nc2600 instance-play`` does (shifts from 32 random-play observations on ALE)."""
         from nc2600.hls_models.policy_int8 import quantize
         from nc2600.host.launcher.play import check_finite
-        from nc2600.host.launcher.policy import n_params
-        from nc2600.host.launcher.run import calibration_observations
+        from nc2600.host.episodes.policy import n_params
+        from nc2600.host.episodes.calibration import calibration_observations
         if isinstance(params, (str, os.PathLike)):
             params = np.load(params, allow_pickle=False)
         flat = np.asarray(params)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 # One BLAS thread per process: the launcher parallelises with processes, and BLAS thread
-# pools spinning in every worker oversubscribe the cores (measured: 100x slower).
+# pools spinning in every worker oversubscribe the cores.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
@@ -25,7 +25,8 @@ import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
 from nc2600.host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
-from nc2600.host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
+from nc2600.host.errors import guarded  # noqa: E402,F401 - guarded: every command's errors
+from nc2600.host.signals import on_sigterm  # noqa: E402
 
 
 def _version() -> str:
@@ -54,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups["bench"] = bench.add_subparsers(dest="bench_target", metavar="TARGET", parser_class=OneLineParser)
     groups["bench"].required = True
 
-    games = sub.add_parser("games", help="list the loadable games (mapper, screen size); `games verify` checks game rules",
+    games = sub.add_parser("games",
+                           help="list the loadable games (mapper, screen size); `games verify` checks game rules",
                            formatter_class=DefaultsFormatter)
     groups["games_parser"] = games
     groups["games"] = games.add_subparsers(dest="games_action", metavar="ACTION", parser_class=OneLineParser)
@@ -72,14 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def install_sigterm_handler() -> None:
-    """Make SIGTERM raise :class:`nc2600.host.errors.Terminated` (a KeyboardInterrupt) in the main
-    thread (:func:`nc2600.host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
+    """Make SIGTERM raise :class:`nc2600.host.signals.Terminated` (a KeyboardInterrupt) in the main
+    thread (:func:`nc2600.host.signals.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
     runs, exit code 130, one line. SIGINT, when it has Python's default handler (not when
-    ignored, as in a background job without job control), gets :func:`nc2600.host.errors.on_sigint`:
+    ignored, as in a background job without job control), gets :func:`nc2600.host.signals.on_sigint`:
     the same KeyboardInterrupt, never raised inside an import."""
     import signal
 
-    from nc2600.host.errors import on_sigint, redeliver_swallowed_interrupts, reset_stop
+    from nc2600.host.signals import on_sigint, redeliver_swallowed_interrupts, reset_stop
     reset_stop()                    # a command run in the same process after an earlier stop
     signal.signal(signal.SIGTERM, on_sigterm)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -124,7 +126,7 @@ def entry() -> None:
     the one line."""
     import signal
 
-    from nc2600.host.errors import STOP_SIGNALS, interrupt_name
+    from nc2600.host.signals import STOP_SIGNALS, interrupt_name
     try:
         rc = main()
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

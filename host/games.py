@@ -50,11 +50,12 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
     """
     ale_py = _ale()
     if rom is not None:
-        from nc2600.host.errors import read_regular_file
+        from nc2600.host.inputs import read_regular_file
         path = Path(rom)
         data = read_regular_file(rom, max(KNOWN_ROM_SIZES), "ROM")
         if len(data) not in KNOWN_ROM_SIZES:
-            raise UserError(f"ROM {str(path)!r} has {len(data)} byte{'' if len(data) == 1 else 's'}, not a 2600 cartridge size "
+            raise UserError(f"ROM {str(path)!r} has {len(data)} byte{'' if len(data) == 1 else 's'}, not a 2600 "
+                            "cartridge size "
                             f"({', '.join(map(str, KNOWN_ROM_SIZES))})")
         name = ale_py.ALEInterface.isSupportedROM(path)
         if not name:

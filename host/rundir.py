@@ -26,8 +26,9 @@ import re
 import stat
 from pathlib import Path
 
-from nc2600.host.errors import UserError, file_kind
+from nc2600.host.errors import UserError
 
+from nc2600.host.inputs import file_kind
 LOCK_NAME = ".lock"
 _TEMP = re.compile(r"^\..+\.tmp\d+$")        #: atomic_write_bytes' temp names
 _held_fds: set[int] = set()

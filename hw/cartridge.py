@@ -171,14 +171,12 @@ class Cartridge(wiring.Component):
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
 
-    ``rom_read="ahead"`` (no console's; the one-colour-clock console reads ``"late"``): the same, with the ROM address formed
-    from the bank, slices and DPC counters as they are (the registers, not their next-state
-    values): equal to ``"next"`` where no access completes in the clock the ROM is addressed
-    and that clock is not the first after reset (whose edge sets the reset bank), as in that
-    console (accesses complete in a cycle's colour clock 2, the ROM is addressed in clock 1; the
-    CPU's first read is its reset vector's, from the third clock), and a shorter path from the CPU's address (no
-    access's update logic in front of
-    the ROM's address).
+    ``rom_read="ahead"`` (no console's; the one-colour-clock console reads ``"late"``): the same, with the ROM address
+    formed from the bank, slices and DPC counters as they are (the registers, not their next-state values): equal to
+    ``"next"`` where no access completes in the clock the ROM is addressed and that clock is not the first after reset
+    (whose edge sets the reset bank), as in that console (accesses complete in a cycle's colour clock 2, the ROM is
+    addressed in clock 1; the CPU's first read is its reset vector's, from the third clock), and a shorter path from the
+    CPU's address (no access's update logic in front of the ROM's address).
 
     ``rom_read="late"`` (for accesses that complete every third clock and hold the bus for the
     clock after, as the one-colour-clock console's bus registers do): the ROM is addressed in the
@@ -290,7 +288,8 @@ class Cartridge(wiring.Component):
         flag_i = Array(flags)[idx]
         flag_new = Signal(8)
 
-        flag_news = self._dpc_flags(m, nexts, idx, (counters, tops, bottoms, flags), (cnt_i, top_i, bot_i, flag_i), flag_new)
+        flag_news = self._dpc_flags(m, nexts, idx, (counters, tops, bottoms, flags), (cnt_i, top_i, bot_i, flag_i),
+                                    flag_new)
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 

@@ -2,10 +2,10 @@
 (default) or three (``Console(colour_clocks=3)``: one CPU cycle per clock, the TIA's
 single colour-clock step applied three times in a chain, ``rtl/console_cc3.v``; same results).
 
-:class:`Console` ties :class:`nc2600.hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY
-from the TIA's WSYNC), :class:`nc2600.hw.tia.Tia`, :class:`nc2600.hw.riot.Riot` and :class:`nc2600.hw.cartridge.Cartridge`
-together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
-else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
+:class:`Console` ties :class:`nc2600.hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY from the TIA's WSYNC),
+:class:`nc2600.hw.tia.Tia`, :class:`nc2600.hw.riot.Riot` and :class:`nc2600.hw.cartridge.Cartridge` together with the
+2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA, else A9 = 0 RIOT RAM, else RIOT I/O) and the
+frame bookkeeping of ALE 0.12 (Stella 2.4.2):
 
 * Timing (one colour clock per clock): a CPU cycle is colour clocks 0, 1, 2 and its
   access completes at the end of clock 2 (the strobe: writes, bank switching, timer side
@@ -39,12 +39,12 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   ``tia_touch`` marks a completed TIA access (Stella draws lazily, up to the current clock,
   only at TIA accesses: the harness uses it for frames cut short by the instruction limit).
 
-Configuration inputs (set before reset): ``mapper`` (:data:`nc2600.hw.cartridge.MAPPER_CODES`),
-``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
-RIOT timer). Controllers: ``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4,
-INPT5 and the four paddles, :data:`nc2600.hw.interfaces.PaddlesSignature`). Host ports (:data:`nc2600.hw.bus.HostLoadSignature`,
-written while the console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram``
-(the SuperChip RAM) and ``host_riot`` (the RIOT RAM); the RAMs read combinationally.
+Configuration inputs (set before reset): ``mapper`` (:data:`nc2600.hw.cartridge.MAPPER_CODES`), ``pal``,
+``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the RIOT timer). Controllers:
+``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4, INPT5 and the four paddles,
+:data:`nc2600.hw.interfaces.PaddlesSignature`). Host ports (:data:`nc2600.hw.bus.HostLoadSignature`, written while the
+console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram`` (the SuperChip RAM) and ``host_riot``
+(the RIOT RAM); the RAMs read combinationally.
 
 Inside, the CPU bus reaches each chip as one :data:`nc2600.hw.bus.CpuBusSignature` (its chip select
 from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts of the path

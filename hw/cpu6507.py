@@ -2,7 +2,7 @@
 
 :class:`Cpu6507` is a 6502 core (the 6507 is a 6502 in a 28-pin package: 13 address pins,
 no IRQ/NMI) built to agree with ALE 0.12 (Stella 2.4.2's ``M6502Low``), the oracle of
-this project (``shared/reference/ale-oracle-facts.md``):
+this project (``docs/verification.md``):
 
 * every documented opcode and every undocumented opcode ALE implements, with ALE's
   results (LXA/ANE constant $EE, SHA/SHX/SHY/SHS from the final address's high byte,
@@ -274,13 +274,11 @@ def _flat(stmts):
 class _Probe:
     """A stand-in for the Module while the bus state machine is elaborated a second time.
 
-    Control flow (``If``/``Switch``...) goes to the real module; a ``sync`` assignment to a
-    signal of ``targets`` (or a slice of it) becomes a ``comb`` assignment to the signal it maps
-    to, other ``sync`` assignments are dropped, and so are
-    ``comb`` assignments to the shared signals in ``drop`` (driven by another elaboration);
-    a ``comb`` assignment to a signal of ``comb_targets`` goes to the signal it maps to (the bus
-    outputs over other registers' values); local ``comb`` signals stay. With targets it gives the registers' next value as comb logic,
-    without a second copy of them.
+    Control flow (``If``/``Switch``...) goes to the real module; a ``sync`` assignment to a signal of ``targets`` (or a
+    slice of it) becomes a ``comb`` assignment to the signal it maps to, other ``sync`` assignments are dropped, and so
+    are ``comb`` assignments to the shared signals in ``drop`` (driven by another elaboration); a ``comb`` assignment to
+    a signal of ``comb_targets`` goes to the signal it maps to (the bus outputs over other registers' values); local
+    ``comb`` signals stay. With targets it gives the registers' next value as comb logic, without a second copy of them.
     """
 
     def __init__(self, m, targets, drop, comb_targets=()):   # targets: [(register, comb signal)]
@@ -419,14 +417,12 @@ class Cpu6507(wiring.Component):
     Args:
         decimal: ``"ale"`` (ALE's BCD rule: N and Z from the BCD result) or ``"nmos"``.
         clocks_per_cycle: 1 (``ce`` may be high on every clock) or 3 (``ce`` is high at most
-            every third clock, as in the one-colour-clock console): the operation requested at
-            a cycle's edge is carried out over three register stages (its operand and the
-            operation; ALE's BCD-to-binary values of A and the operand, by table; the binary and
-            decimal sums, the compares' differences and ARR's result) and A, X, Y, S and P are written at the third clock
-            after that edge, before anything reads them (the next instruction's first use is two
-            cycles later); the state machine's sums (PC + 1, the branch target, S +/- 1, the
-            indexed address bytes) are registered one clock after their inputs change.
-            ALE's decimal rule only.
+            every third clock, as in the one-colour-clock console): the operation requested at a cycle's edge is carried
+            out over three register stages (its operand and the operation; ALE's BCD-to-binary values of A and the
+            operand, by table; the binary and decimal sums, the compares' differences and ARR's result) and A, X, Y, S
+            and P are written at the third clock after that edge, before anything reads them (the next instruction's
+            first use is two cycles later); the state machine's sums (PC + 1, the branch target, S +/- 1, the indexed
+            address bytes) are registered one clock after their inputs change. ALE's decimal rule only.
         staged_ops: with ``clocks_per_cycle=1`` (the three-colour-clock console's CPU, one cycle
             per clock): the operation requested at a cycle's edge (its operation and operand, the
             read data) is registered there and A, X, Y, S and P are written at the next clock's
@@ -588,15 +584,15 @@ class Cpu6507(wiring.Component):
         taken = flag_sel == ir[5]
 
         # the registers and wires the parts below share (store value, RMW modify, sums, bus FSM)
-        r = SimpleNamespace(din=self.din, a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl, ixc=ixc,
-                            dec=dec, dec_reg=dec_reg, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o, idx=idx, stack=stack,
-                            zp_ad=zp_ad, taken=taken)
+        r = SimpleNamespace(din=self.din, a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl,
+                            ixc=ixc, dec=dec, dec_reg=dec_reg, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o,
+                            idx=idx, stack=stack, zp_ad=zp_ad, taken=taken)
         r.store = self._store_value(m, r)
         r.modified, r.mod_c = self._rmw_modify(m, r)
 
         binary = _Binary(state)
-        # (one-hot copies of the state and of the operation were tried and measured deeper: Yosys
-        # turns a Switch over one-hot wildcard patterns into a priority chain per register)
+        # (binary, not one-hot copies of the state and of the operation: Yosys turns a Switch over
+        # one-hot wildcard patterns into a priority chain per register, a deeper path)
         comb_dv = self._derived(m, r, False)
         shared = self._bus_outputs(rd, exec_en, exec_o)
         self._state_machines(m, r, advance, binary, comb_dv, shared)

@@ -423,7 +423,8 @@ class FrameSkip(wiring.Component):
                             m.d.comb += dec.held_clock.eq(1)
                         with m.Else():
                             status = Mux(d.frame.at_boundary, 0, Mux(d.frame.jammed, 2, 1))
-                            m.d.sync += [self.frame_status.eq(status), partial.eq(~d.frame.at_boundary & ~d.frame.jammed),
+                            m.d.sync += [self.frame_status.eq(status),
+                                         partial.eq(~d.frame.at_boundary & ~d.frame.jammed),
                                          started.eq(0)]
                             with m.If(self.phase == Phase.MANUAL):
                                 m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]

@@ -177,7 +177,8 @@ def action_values_signature(n: int = MAX_ACTIONS, width: int = ACC_BITS) -> stre
 
 def chosen_action_signature(n: int = MAX_ACTIONS, width: int = 32) -> wiring.Signature:
     """The action select -> controller arrow (producer: :class:`nc2600.hw.action_select.ActionSelect`): ``valid`` for
-    one cycle per beat taken, ``nc2600.hls_models.action_select.latency(n)`` cycles after it; ``index`` (``range(max(n, 2))``), the
+    one cycle per beat taken, ``nc2600.hls_models.action_select.latency(n)`` cycles after it; ``index``
+    (``range(max(n, 2))``), the
     chosen action (the lowest index among the largest values); ``value`` (signed ``width``), its value."""
     return wiring.Signature({"valid": Out(1), "index": Out(range(max(n, 2))), "value": Out(signed(width))})
 

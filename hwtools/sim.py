@@ -425,7 +425,8 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
             xml.unlink()
         with open(logfile, "w") as fh:
             try:
-                proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
+                proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--worker", str(spec_path)],
+                                      cwd=REPO_ROOT,
                                       env=penv, stdout=fh, stderr=subprocess.STDOUT, timeout=bench.timeout_s)
                 return proc.returncode
             except subprocess.TimeoutExpired:

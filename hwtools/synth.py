@@ -4,7 +4,7 @@ Each block's Verilog comes from its module's ``generate()`` (:data:`nc2600.hwtoo
 file of ``rtl/``, its module and its top module); the block name is the file stem and the HDL top
 has the same name (``cpu6507.v`` -> ``cpu6507``; the declared tops are so, by tests/synth). One Yosys run per block::
 
-    read_verilog <block>.v      (zero-initialised memories as $readmemh: timing.yosys_input)
+    read_verilog <block>.v      (zero-initialised memories as $readmemh: yosys_input.yosys_input)
     synth_xilinx -family xc7 -top <block> -flatten -noiopad -noclkbuf
     stat -json
 
@@ -51,11 +51,13 @@ from pathlib import Path
 
 from nc2600.hls_models.platform import XC7Z045
 from nc2600.hwtools.cache import REPO_ROOT, RTL_DIR, cache_dir, read_json_entry  # noqa: F401  (REPO_ROOT, RTL_DIR: for callers)
-from nc2600.hwtools.timing import TARGET_MHZ, XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
+from nc2600.hwtools.logic_depth import XC7_RULE, levels_to_mhz, netlist_depth
 
 
 
 #: Blocks of one node and how many of each (two game instances per node; published). The
+from nc2600.hwtools.timing import TARGET_MHZ
+from nc2600.hwtools.yosys_input import run_tool, write_yosys_input
 #: console contains its 6507, so ``cpu6507`` is listed per block but not counted again here.
 NODE = {"console_cc1": 2, "preprocessor_cc1": 2, "action_select": 2}
 
@@ -67,7 +69,9 @@ PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 
              "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v8"   # v4: zero-initialised memories read as $readmemh (yosys_input); v5-v7: depth["timed"]; v8: its path
+#: the synthesis script's version in the cache key (v4: zero-initialised memories read as $readmemh,
+#: yosys_input; v5-v7: depth["timed"]; v8: its path)
+SCRIPT_VERSION = "v8"
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
@@ -294,7 +298,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
     With ``pnr`` (True or ``"ecp5"``) each block is also placed and routed on the ECP5-85
-    (:func:`nc2600.hwtools.timing.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
+    (:func:`nc2600.hwtools.ecp5_pnr.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
     (:func:`nc2600.hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C; with
     ``pnr_tmg_ripup`` router2's timing-driven rip-up), and
     ``rep["pnr"][block]`` holds its Fmax and critical path. ``lanes``: MAC lanes of the policy engine
@@ -304,7 +308,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     ``ValueError`` for an unknown ``pnr`` or device.
     """
     from nc2600.hwtools import nexus
-    from nc2600.hwtools.timing import ECP5, pnr_block
+    from nc2600.hwtools.ecp5_pnr import ECP5, pnr_block
     if pnr not in (False, True, "ecp5", "nexus"):
         raise ValueError(f"pnr must be 'ecp5' or 'nexus', got {pnr!r}")
     on_nexus = pnr == "nexus"
@@ -339,8 +343,9 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
                                                    use_cache=use_cache, tmg_ripup=pnr_tmg_ripup)
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
-                progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {device}, carry "
-                                                             f"{r['carry']}, {_router_text(r)} ({took})" if r["fits"] else r["reason"]))
+                placed = (f"Fmax {r['fmax_mhz']} MHz on {device}, carry {r['carry']}, {_router_text(r)} ({took})"
+                          if r["fits"] else r["reason"])
+                progress(f"[{i}/{len(names)}] {name}: {placed}")
     elif pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
@@ -354,7 +359,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     else:
         # what an earlier --pnr measured on exactly this Verilog (the cache `nc2600 report` reads), or
         # that the block cannot fit the device: shown without running the tools
-        from nc2600.hwtools.timing import cached_pnr, ecp5_memory_fit
+        from nc2600.hwtools.ecp5_pnr import cached_pnr, ecp5_memory_fit
         known = []
         for name in names:
             c = cached_pnr(name, avail[name])
@@ -493,8 +498,8 @@ def format_report(rep: dict) -> str:
     nn = rep.get("node_netlist")
     if nn:
         f = nn["fit"]
-        out.append(f"node as one netlist ({nn['note']}): {nn['resources']['luts']:,} LUT, {nn['resources']['ff']:,} FF, "
-                   f"{nn['resources']['bram36']:g} BRAM36, {nn['resources']['dsp']} DSP; "
+        out.append(f"node as one netlist ({nn['note']}): {nn['resources']['luts']:,} LUT, {nn['resources']['ff']:,} "
+                   f"FF, {nn['resources']['bram36']:g} BRAM36, {nn['resources']['dsp']} DSP; "
                    f"{f['instances']} per {dev['device']} (limited by {f['limited_by']})")
     beside = rep.get("engines_beside_node")
     if beside:
@@ -517,7 +522,8 @@ def format_report(rep: dict) -> str:
         carry = "" if "carry" not in p else f", carry {p['carry']}" + (
             f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
         if p.get("router"):
-            carry += f", {_router_text(p)}" + (f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
+            fallback = f" (router2: {p['router_fallback']})" if p.get("router_fallback") else ""
+            carry += f", {_router_text(p)}{fallback}"
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
                    f"target {p['freq_mhz']:g} MHz{carry}); critical path {cp.get('from')} -> {cp.get('to')}, "
                    f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")

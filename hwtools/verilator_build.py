@@ -251,7 +251,8 @@ def _build(out: Path, lib: Path, name: str, verilog: str, top: str, harness_cpp:
     folder beside it, renamed when complete)."""
     import time
     t0 = time.monotonic()
-    sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, {_build_estimate(out.parent, name)}; "
+    sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, "
+                     f"{_build_estimate(out.parent, name)}; "
                      f"cached in {out.parent})\n")
     sys.stderr.flush()
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")

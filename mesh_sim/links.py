@@ -238,7 +238,8 @@ class Network:
         """Seconds for one uncontended hop of a ``size``-byte message (header included)."""
         return (size + self.p.header_bytes) / self.p.bandwidth_Bps + self.p.latency_s
 
-    def send(self, src: int, dst: int, payload_bytes: int, payload, on_deliver, on_lost, t0: float | None = None) -> Message:
+    def send(self, src: int, dst: int, payload_bytes: int, payload, on_deliver, on_lost,
+             t0: float | None = None) -> Message:
         """Inject a message at ``src`` now (or at ``t0 >= now``) for ``dst``.
 
         ``on_deliver(msg)`` runs at delivery; ``on_lost(msg, t)`` runs if a failure destroys

@@ -22,10 +22,10 @@ plus a game's own starting actions, which are ignored here).
 How inference meets emulation (``inference_pipelined``):
 
 * ``True`` (default, the published design: "preprocessing and inference are pipelined in
-  the fabric"): the policy engine works on the last observation while the console goes on
-  emulating the next frame-skip period, so the console only stalls when a forward pass is
-  longer than a period: ``stall = max(0, inference_cycles - frame_skip * cycles_per_frame)``
-  cycles per decision (``cycles_per_frame = colour_clocks_per_frame / colour_clocks``). (The new action then takes effect one period later.)
+  the fabric"): the policy engine works on the last observation while the console goes on emulating the next frame-skip
+  period, so the console only stalls when a forward pass is longer than a period:
+  ``stall = max(0, inference_cycles - frame_skip * cycles_per_frame)`` cycles per decision
+  (``cycles_per_frame = colour_clocks_per_frame / colour_clocks``). (The new action then takes effect one period later.)
 * ``False``: Such et al.'s exact semantics, the console waits for every decision:
   ``stall = inference_cycles``.
 """

@@ -214,7 +214,8 @@ def synthetic_workload(population: int = 1000, generations: int = 1, *, episodes
             add(g, 1, sorted(rng.choice(population, elite_candidates, replace=False)), elite_episodes)
     if test_episodes:
         add(generations - 1, 2, [0], test_episodes)
-    return _build(rows, source=f"distribution {dist.spec} steps, cap {cap} steps, no-op starts 1..{dist.noop_max} frames, seed {seed}",
+    return _build(rows, source=f"distribution {dist.spec} steps, cap {cap} steps, no-op starts 1..{dist.noop_max} "
+                               f"frames, seed {seed}",
                   frame_skip=frame_skip, population=population)
 
 

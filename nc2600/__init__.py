@@ -27,7 +27,9 @@ gymnasium: ``import nc2600`` registers ``nc2600/<Game>-v0`` for the 104 games
 (:mod:`nc2600.host.gym_registration`; ``backend="ale"`` or ``"rtl"`` as a ``gymnasium.make``
 keyword). The registration runs when gymnasium is imported, before or after ``import nc2600``:
 a finder on ``sys.meta_path`` registers the ids right after gymnasium's own import, so a program
-that never imports gymnasium never loads it.
+that never imports gymnasium never loads it. The same way, ``--cluster ray`` is registered
+(:mod:`nc2600.host.cluster`) right after the import of the backend registry or the sweeps, which sit
+below the cluster package and cannot name it.
 """
 from __future__ import annotations
 
@@ -61,40 +63,60 @@ def _register_gymnasium_ids() -> None:
     register_ids()
 
 
-class _AfterImport(importlib.abc.Loader):
-    """gymnasium's own loader, then the registration of the ids."""
+def _register_ray_cluster() -> None:
+    """``--cluster ray``: :mod:`nc2600.host.cluster` registers itself with the launcher's backend
+    registry and the sweeps (:func:`nc2600.host.launcher.evaluation.register_cluster`), which sit
+    below it and cannot name it."""
+    import nc2600.host.cluster  # noqa: F401
 
-    def __init__(self, loader):
+
+#: module -> what runs right after its first import: registrations from above the module (the
+#: gymnasium ids; the Ray cluster into the registries that ``--cluster`` is checked against)
+_AFTER_IMPORT = {"gymnasium": _register_gymnasium_ids,
+                "nc2600.host.launcher.evaluation": _register_ray_cluster,
+                "nc2600.host.verify.sweep": _register_ray_cluster}
+
+
+class _AfterImport(importlib.abc.Loader):
+    """A module's own loader, then its ``_AFTER_IMPORT`` registration."""
+
+    def __init__(self, loader, after):
         self._loader = loader
+        self._after = after
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        module.__loader__ = module.__spec__.loader = self._loader     # gymnasium's own again
-        _register_gymnasium_ids()
+        module.__loader__ = module.__spec__.loader = self._loader     # the module's own again
+        self._after()
 
     def __getattr__(self, name):            # e.g. get_resource_reader, while the import runs
         return getattr(self._loader, name)
 
 
-class _GymnasiumFinder(importlib.abc.MetaPathFinder):
-    """On ``sys.meta_path`` until gymnasium is imported: finds it with the other finders and
+class _AfterImportFinder(importlib.abc.MetaPathFinder):
+    """On ``sys.meta_path`` until module ``name`` is imported: finds it with the other finders and
     wraps its loader in :class:`_AfterImport` (once; then it removes itself)."""
 
+    def __init__(self, name: str):
+        self.name = name
+
     def find_spec(self, fullname, path, target=None):
-        if fullname != "gymnasium":
+        if fullname != self.name:
             return None
         if self in sys.meta_path:
             sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         if spec is not None and spec.loader is not None:
-            spec.loader = _AfterImport(spec.loader)
+            spec.loader = _AfterImport(spec.loader, _AFTER_IMPORT[fullname])
         return spec
 
 
-if "gymnasium" in sys.modules:
-    _register_gymnasium_ids()
-elif not any(isinstance(f, _GymnasiumFinder) for f in sys.meta_path):
-    sys.meta_path.insert(0, _GymnasiumFinder())
+for _name, _after in _AFTER_IMPORT.items():
+    if _name in sys.modules:
+        _after()
+    elif not any(isinstance(f, _AfterImportFinder) and f.name == _name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImportFinder(_name))
+del _name, _after

@@ -5,10 +5,10 @@ plain-text docstrings.
 register description (:mod:`nc2600.hls_models.registers` when it exists, else
 :data:`nc2600.hw.instance.REGISTERS`), so the map is never typed twice.
 
-``{api-objects}`` takes lines ``DIRECTIVE NAME[|OTHER NAME...] [OPTION ...]`` (``autoclass
-nc2600.host.drivers.instance.InstanceDriver|nc2600.host.drivers.instance.InstanceDriver :members:``) and emits the autodoc
-directive for the first name that imports, so the API page survives a module's move between
-packages; a line none of whose names imports is an error.
+``{api-objects}`` takes lines ``DIRECTIVE NAME[|OTHER NAME...] [OPTION ...]``
+(``autoclass nc2600.host.drivers.instance.InstanceDriver|nc2600.host.drivers.instance.InstanceDriver :members:``) and
+emits the autodoc directive for the first name that imports, so the API page survives a module's move between packages;
+a line none of whose names imports is an error.
 
 The project's docstrings are written as plain text with reStructuredText inline markup
 (````code````, ``:class:``), not always as valid reStructuredText blocks (indented continuation

@@ -9,10 +9,10 @@ width, software access, reset value, encoding). Words are packed and unpacked by
     word = INSTANCE.EP_CFG.pack(noops=7, fire_en=1, fire_index=1, frame_skip=4)
     INSTANCE.STATUS.unpack(word).state          # a ctrl_state_e member (or int)
 
-and a value that does not fit its field raises ``ValueError`` naming ``REGISTER.field``.
-:data:`NODE` gives the node's instances (count, offset, stride: address bit 17 selects one).
-The RTL (:mod:`nc2600.hw.instance`, :mod:`nc2600.hw.node`) and the host driver (:mod:`nc2600.host.drivers.instance`) both take
-their offsets, widths, access and reset values from here.
+and a value that does not fit its field raises ``ValueError`` naming ``REGISTER.field``. :data:`NODE` gives the node's
+instances (count, offset, stride: address bit 17 selects one). The RTL (:mod:`nc2600.hw.instance`,
+:mod:`nc2600.hw.node`) and the host driver (:mod:`nc2600.host.drivers.instance`) both take their offsets, widths, access
+and reset values from here.
 """
 from __future__ import annotations
 
@@ -207,7 +207,8 @@ class Register:
             IndexError: ``index`` outside ``0..count-1``.
         """
         if not 0 <= int(index) < self.count:
-            raise IndexError(f"{self.name}[{index}]: the register has {self.count} entr{'y' if self.count == 1 else 'ies'}")
+            raise IndexError(f"{self.name}[{index}]: the register has {self.count} "
+                             f"entr{'y' if self.count == 1 else 'ies'}")
         return self.offset + int(index) * self.stride
 
     @property

@@ -4,10 +4,10 @@ Three parts, one JSON object:
 
 - ``ratio``: the same episodes (random-initialised networks, one episode each, fixed seeds)
   evaluated alternately by the local backend (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`, W workers)
-  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`),
-  ``repeats`` times each, in one process; frames/s of each (Ray start-up excluded, reported as
-  ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results of the two
-  backends are compared (``identical``).
+  and by ``--cluster ray`` on an embedded local Ray with W CPUs
+  (:class:`nc2600.host.cluster.ray_evaluator.RayEvaluator`), ``repeats`` times each, in one process; frames/s of each
+  (Ray start-up excluded, reported as ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results
+  of the two backends are compared (``identical``).
 - ``overhead``: per population size N (100, 1,000, 10,000 by default) one generation of N
   individuals on the same local Ray with the node's emulation left out (``mode:
   transfer_only``: chunks scheduled, every parameter vector shipped to the node and read, results
@@ -86,7 +86,7 @@ def _jobs(n: int) -> list[Job]:
 def _params(n_actions: int, distinct: int = 16):
     """``params_for``: ``distinct`` random networks reused round-robin (each individual is still
     shipped and loaded as its own vector)."""
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     table = [init_params(SEED_BASE + i, n_actions) for i in range(distinct)]
     return lambda i: table[i % distinct][:]   # a new view: shipped as its own vector, as in a run
 
@@ -226,7 +226,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
     def nearest(shipped: str) -> dict:
         return min((r for r in out["overhead"] if r["mode"] == "transfer_only" and r["shipped"] == shipped),
                    key=lambda r: abs(r["population"] - pop))
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     vec, seeds = nearest("float32 vectors"), nearest("seed lists")
     rebuild = next(r for r in out["overhead"] if r["mode"] == "rebuild_only")
     # float32 vectors: Ray's overhead and the driver's link; seed lists (GA, RS): Ray's overhead

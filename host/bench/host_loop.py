@@ -80,7 +80,7 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     waiting with no episode to run."""
     from nc2600.host.episodes.jobs import Job
     from nc2600.host.launcher.local_pool import LocalPoolEvaluator
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     with LocalPoolEvaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]
         if policy == "int8":

@@ -24,7 +24,7 @@ def measure(game: str, slots: int, seconds: float, network: str = "small") -> di
     from nc2600.hls_models.policy_int8 import quantize_network
     from nc2600.host.verify.ale_recordings import record_observations
     from nc2600.host.games import game_info
-    from nc2600.host.launcher.policy import init_network_params, make_slot_weights
+    from nc2600.host.episodes.policy import init_network_params, make_slot_weights
     from nc2600.host.launcher.policy_int8 import make_int8_slots
 
     n_actions = len(game_info(game).minimal_actions)

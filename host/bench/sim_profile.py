@@ -66,8 +66,8 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     from nc2600.hls_models.frame_skip import noop_frames
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers import instance as I
-    from nc2600.host.launcher.policy import init_params
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import init_params
+    from nc2600.host.episodes.calibration import calibration_observations
     from nc2600.host.games import game_info
     from nc2600.hwtools.instance_harness import InstanceSim
 

@@ -227,8 +227,8 @@ class NodeInfo:
 class RayCluster:
     """A connection to Ray: the driver side of ``--cluster ray``.
 
-    Use :func:`connect` to make one; :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator` builds the per-node actors on it;
-    :meth:`close` disconnects (and stops the embedded instance if this process started it).
+    Use :func:`connect` to make one; :class:`nc2600.host.cluster.ray_evaluator.RayEvaluator` builds the per-node actors
+    on it; :meth:`close` disconnects (and stops the embedded instance if this process started it).
     """
 
     def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None,
@@ -302,14 +302,14 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             if handler is not None and signal.getsignal(sig) is not handler:
                 signal.signal(sig, handler)
         if stopped:                             # stopped as by nc2600's handler: exit 130, its line
-            from nc2600.host.errors import on_sigterm
+            from nc2600.host.signals import on_sigterm
             try:
                 if ray.is_initialized():
                     ray.shutdown()
             finally:
                 if own_token:
                     os.environ.pop("RAY_AUTH_TOKEN", None)
-            on_sigterm(signal.SIGTERM, None)    # raises nc2600.host.errors.Terminated
+            on_sigterm(signal.SIGTERM, None)    # raises nc2600.host.signals.Terminated
         if failure is not None:
             if own_token:
                 os.environ.pop("RAY_AUTH_TOKEN", None)

@@ -122,7 +122,8 @@ class NodeEvaluator:
             # an emulator process of this node died: exit so that Ray restarts this actor and
             # runs the chunk again (the driver never sees a partial chunk)
             os._exit(75)
-        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames, r.actions_crc32] for r in results], np.float64)
+        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames, r.actions_crc32] for r in results],
+                         np.float64)
         return table, time.perf_counter() - t0
 
     def _genome_spec_checked(self) -> dict:
@@ -178,7 +179,8 @@ class NodeEvaluator:
         table, seconds = self.evaluate(seeds, individuals, params)
         return table, seconds + build_s
 
-    def transfer_only_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+    def transfer_only_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray,
+                                                                                                        float]:
         """Like :meth:`transfer_only` for seed-list genomes: reads every seed, rebuilds nothing."""
         touched = sum(len(g) for g in genomes)
         table = np.zeros((len(seeds), 4), np.float64)
@@ -216,7 +218,8 @@ class NodeEvaluator:
 
 # -- the driver side --------------------------------------------------------------------
 class RayEvaluator:
-    """Drop-in for :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator` that evaluates on every node of a Ray cluster.
+    """Drop-in for :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator` that evaluates on every node of a
+    Ray cluster.
 
     Args:
         cluster: from :func:`connect`.

@@ -22,10 +22,9 @@ def supervised_driver(body: Callable[[], int]) -> int:
     Why: Ray 2.60's core ends a driver at once with exit status 1 and no word on stderr when the
     local raylet has died (``plasma::StoreConn::ExitIfErrorStatus`` -> ``QuickExit``: any use of
     the object store after that death, such as the object recovery that the resubmission of a
-    lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to
-    end the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1
-    of 12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
-    loaded 2-core machine, and in CI).
+    lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray would
+    end the raylet too, so the driver could be ended before its SIGTERM handler ran
+    (``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` checks it does not).
 
     So: the driver (the child) stays in the caller's process group, but :func:`connect` starts
     Ray's daemons from a process group of their own (:func:`_own_group_for_ray_daemons`), which
@@ -88,8 +87,9 @@ def supervised_driver(body: Callable[[], int]) -> int:
             from nc2600.host.episodes.processes import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
-            from nc2600.host.errors import on_sigint, on_sigterm
-            for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)), (signal.SIGTERM, (on_sigterm,))):
+            from nc2600.host.signals import on_sigint, on_sigterm
+            for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)),
+                               (signal.SIGTERM, (on_sigterm,))):
                 if signal.getsignal(sig) in usual:
                     signal.signal(sig, _stop_once)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
@@ -102,7 +102,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
                     sys.stderr.write(f"{exc.code}\n")
                     code = 1
             except KeyboardInterrupt as exc:
-                from nc2600.host.errors import interrupt_name
+                from nc2600.host.signals import interrupt_name
                 sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
                 code = 130
             except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
@@ -279,10 +279,8 @@ def _wait_with_handlers(pid: int) -> int:
     :data:`WAIT_POLL_S` seconds while the child lives. A blocking ``waitpid`` is not enough: a
     signal whose C handler runs after the interpreter's last look at its pending handlers and
     before the call enters the kernel does not interrupt the call (no EINTR), so its Python
-    handler (the forward to the driver) waits until the driver has ended by itself (measured:
-    ``test_sigint_to_the_supervisor_alone_reaches_the_driver`` returned the driver's 0 after its
-    30 s sleep once in CI; reproduced every time with that window widened by a C
-    ``usleep`` before ``waitpid``)."""
+    handler (the forward to the driver) waits until the driver has ended by itself
+    (``test_sigint_to_the_supervisor_alone_reaches_the_driver`` checks the forward)."""
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done == pid:
@@ -296,25 +294,25 @@ STOP_ECHO_S = 1.0                    #: a second signal within this many seconds
 
 def _stop_once(signum, frame) -> None:
     """The driver's SIGINT and SIGTERM handler (under :func:`supervised_driver`): KeyboardInterrupt
-    (:class:`nc2600.host.errors.Terminated` for SIGTERM), but not again while one is being handled or
+    (:class:`nc2600.host.signals.Terminated` for SIGTERM), but not again while one is being handled or
     within :data:`STOP_ECHO_S` of the first: a signal sent to the process group reaches the driver
     itself and again through the supervisor, and the second must not cut the first one's cleanup
     short (a Ctrl-C pressed again later does interrupt it)."""
     global _FIRST_STOP
     import signal
 
-    from nc2600.host import errors
+    from nc2600.host import signals
     if signum == signal.SIGTERM:
-        errors._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
+        signals._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
     now = time.monotonic()
     if isinstance(sys.exc_info()[1], KeyboardInterrupt) or \
             (_FIRST_STOP is not None and now - _FIRST_STOP < STOP_ECHO_S):
         return
-    if errors.defer_if_importing(signum, frame):   # never inside an import: sent again after it
+    if signals.defer_if_importing(signum, frame):   # never inside an import: sent again after it
         return
     _FIRST_STOP = now
-    errors._announce_stop(signum)                # "stopping ..." on a terminal, at once
-    raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
+    signals._announce_stop(signum)                # "stopping ..." on a terminal, at once
+    raise signals.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def set_interrupt_hint(text: str) -> None:

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
-from nc2600.host.errors import ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -41,5 +41,6 @@ def add_colour_clocks_option(parser) -> None:
     """The ``--colour-clocks {1,3}`` option of the commands that run the RTL console
     (:class:`nc2600.hw.console.Console`: colour clocks the TIA advances per clock; 3 runs one CPU cycle
     per clock). Anything else: argparse's one-line error, exit 2."""
-    parser.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=DEFAULT_COLOUR_CLOCKS, metavar="{1,3}",
+    parser.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=DEFAULT_COLOUR_CLOCKS,
+                        metavar="{1,3}",
                         help="console configuration: colour clocks per clock (3: one CPU cycle per clock)")

@@ -9,16 +9,20 @@ import sys
 
 from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import float_range, int_range
+from nc2600.host.cli_types import float_range, int_range
 
 
 def register(sub, groups):
-    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's and the gymnasium vector env's (one JSON line)",
+    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's and the gymnasium vector "
+                                                "env's (one JSON line)",
                                    formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
-    p.add_argument("--seconds", type=float_range(0, 3600, lo_open=True), default=20.0, metavar="S", help="measuring time per part")
-    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W", help="worker processes (default: cores)")
-    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
+    p.add_argument("--seconds", type=float_range(0, 3600, lo_open=True), default=20.0, metavar="S",
+                   help="measuring time per part")
+    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W",
+                   help="worker processes (default: cores)")
+    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K",
+                   help="instances per block per worker")
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=4000, metavar="E",
                    help="episode cap in frames (the fabric's 24-bit limit)")
     p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")
@@ -32,7 +36,7 @@ def main(args) -> int:
     from nc2600.host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
-    from nc2600.host.errors import require_memory, require_processes
+    from nc2600.host.resources import require_memory, require_processes
     from nc2600.host.launcher.settings import RunConfig
     require_processes(workers, f"--workers {workers}")
     parts = RunConfig(workers=workers, envs_per_block=args.envs_per_block, policy=args.policy).memory_bytes()

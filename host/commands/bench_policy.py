@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, positive_float, positive_int
+from nc2600.host.cli_types import positive_float, positive_int
 
 
+from nc2600.host.errors import UserError
 def register(sub, groups):
     p = groups["bench"].add_parser("policy", help="float32 vs int8 policy decisions/s per core (one JSON line)",
                                    formatter_class=DefaultsFormatter,

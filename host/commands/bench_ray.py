@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import int_range
+from nc2600.host.cli_types import int_range
 
 
 def _populations(text: str) -> tuple[int, ...]:
@@ -21,14 +21,19 @@ def _populations(text: str) -> tuple[int, ...]:
 
 
 def register(sub, groups):
-    p = groups["bench"].add_parser("ray", help="--cluster ray (local) vs the local backend; Ray overhead per generation",
+    p = groups["bench"].add_parser("ray",
+                                   help="--cluster ray (local) vs the local backend; Ray overhead per generation",
                                    formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="boxing", metavar="G", help="ALE game id")
     p.add_argument("--workers", type=int_range(1, 1024), default=2, metavar="W", help="worker processes / Ray CPUs")
-    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
-    p.add_argument("--population", type=int_range(2, 100_000), default=48, metavar="N", help="episodes per ratio measurement")
-    p.add_argument("--episode-frames", type=int_range(35, 10**6), default=2000, metavar="E", help="episode cap for the ratio")
-    p.add_argument("--repeats", type=int_range(1, 100), default=2, metavar="R", help="alternating local/ray measurements")
+    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K",
+                   help="instances per block per worker")
+    p.add_argument("--population", type=int_range(2, 100_000), default=48, metavar="N",
+                   help="episodes per ratio measurement")
+    p.add_argument("--episode-frames", type=int_range(35, 10**6), default=2000, metavar="E",
+                   help="episode cap for the ratio")
+    p.add_argument("--repeats", type=int_range(1, 100), default=2, metavar="R",
+                   help="alternating local/ray measurements")
     p.add_argument("--overhead-populations", type=_populations, default=(100, 1000, 10000), metavar="N,N,...",
                    help="populations for the overhead part (default 100,1000,10000)")
     p.add_argument("--overhead-episode-frames", type=int_range(35, 10**6), default=40, metavar="E",

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 
-from nc2600.host.errors import UserError, int_range
+from nc2600.host.cli_types import int_range
 
 
+from nc2600.host.errors import UserError
 def run(args) -> int:
     from nc2600.host.games import resolve_rom
     from nc2600.host.bench.rtl_console import measure

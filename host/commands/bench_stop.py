@@ -8,7 +8,7 @@ import signal
 import sys
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import float_range, int_range
+from nc2600.host.cli_types import float_range, int_range
 
 
 def register(sub, groups):
@@ -28,7 +28,7 @@ def register(sub, groups):
 
 def main(args) -> int:
     from nc2600.host.bench.stop import measure
-    from nc2600.host.errors import require_processes
+    from nc2600.host.resources import require_processes
     require_processes(args.workers, f"--workers {args.workers}")
     say = lambda m: print(f"nc2600 bench stop: {m}", file=sys.stderr, flush=True)  # noqa: E731
     r = measure(args.workers, args.at, getattr(signal, args.signal), 0.1 if args.twice else None, args.cluster, say)

@@ -23,8 +23,9 @@ import argparse
 import json
 import sys
 
-from nc2600.host.errors import UserError, int_range
+from nc2600.host.cli_types import int_range
 
+from nc2600.host.errors import UserError
 DEFAULT_MAX_CYCLES = 10_000_000
 
 
@@ -107,7 +108,7 @@ def bench_cpu(args) -> int:
 
 def load_image(path: str, load: int) -> bytes:
     """Read the image file and check that it fits at ``load`` in 64 KiB (UserError if not)."""
-    from nc2600.host.errors import read_regular_file
+    from nc2600.host.inputs import read_regular_file
     data = read_regular_file(path, 0x10000, "image")
     if not data:
         raise UserError(f"image {path!r} is empty; give the bytes to run")

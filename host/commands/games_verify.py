@@ -13,7 +13,8 @@ import json
 import time
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, int_range, probability, seed_int
+from nc2600.host.cli_types import int_range, probability, seed_int
+from nc2600.host.errors import UserError
 from nc2600.host.verify.games_verify import CI_SAMPLE, verify_games
 from nc2600.host.launcher.progress import Heartbeat
 
@@ -66,7 +67,8 @@ def run(args) -> int:
         if args.json:
             print(json.dumps(res), flush=True)
         if show:
-            line = (f"{res['game']:<20} {res['mode']:>4} {res['frames']:>7} {res['episodes']:>8} {res['game_overs']:>10} "
+            line = (f"{res['game']:<20} {res['mode']:>4} {res['frames']:>7} {res['episodes']:>8} "
+                    f"{res['game_overs']:>10} "
                     f"{res['reward_mismatches']:>9} {res['terminal_mismatches']:>11} {res['lives_mismatches']:>8}")
             if res["first_mismatch"]:
                 line += f"  first: {res['first_mismatch']}"
@@ -95,7 +97,8 @@ def run(args) -> int:
     else:
         total = sum(r["frames"] for r in results)
         print(f"{len(results)} runs, {len(set(r['game'] for r in results))} games, {total} frames, "
-              f"{len(bad)} with mismatches" + (": " + ", ".join(f"{r['game']}:{r['mode']}" for r in bad) if bad else ""))
+              f"{len(bad)} with mismatches"
+              + (": " + ", ".join(f"{r['game']}:{r['mode']}" for r in bad) if bad else ""))
     return 1 if bad else 0
 
 
@@ -110,7 +113,8 @@ def register(subparsers, groups) -> None:
     sel.add_argument("--game", action="append", metavar="NAME", help="game to check (repeatable)")
     sel.add_argument("--all", action="store_true", help="check every game in the table")
     sel.add_argument("--sample", action="store_true", help=f"check the CI sample: {', '.join(CI_SAMPLE)}")
-    p.add_argument("--frames", type=int_range(1, 10**7), default=20000, metavar="N", help="random-action frames per game")
+    p.add_argument("--frames", type=int_range(1, 10**7), default=20000, metavar="N",
+                   help="random-action frames per game")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S",
                    help="seed of the action choice and of ALE's random_seed")
     p.add_argument("--max-episode-frames", type=int_range(0, 10**9), default=18000, metavar="N",

@@ -11,15 +11,17 @@ import json
 import sys
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, int_range
+from nc2600.host.cli_types import int_range
 
 #: console_cc3's LIFCL-40-9 Fmax, seed 1 (results record "LIFCL-40: console_cc3 ..."): the default clock
+from nc2600.host.errors import UserError
 DEFAULT_CLOCK_MHZ = 66.45
 
 
 def register(subparsers, groups) -> None:
     p = subparsers.add_parser("input-probe", help="where each game first reads its controller after a decision; "
-                              "the decision's wait hidden and frames/s per instance", description=__doc__.split("\n\n")[0],
+                              "the decision's wait hidden and frames/s per instance",
+                              description=__doc__.split("\n\n")[0],
                               formatter_class=DefaultsFormatter)
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--game", help="ALE ROM id")
@@ -73,8 +75,9 @@ def main(args) -> int:
         else:
             f = p["median_first_input"]
             print(f"{name:22s} first read at {'-' if f is None else f'{f:,.0f}':>7s} clocks  "
-                  f"stall {p['mean_stall']:8,.0f} of {p['serial_stall']:,}  hidden {100 * p['hidden_fraction']:5.1f} %  "
-                  f"{p['fps_hidden']:7,.0f} frames/s (serial {p['fps_serial']:,.0f})", flush=True)
+                  f"stall {p['mean_stall']:8,.0f} of {p['serial_stall']:,}  "
+                  f"hidden {100 * p['hidden_fraction']:5.1f} %  {p['fps_hidden']:7,.0f} frames/s "
+                  f"(serial {p['fps_serial']:,.0f})", flush=True)
     if skipped:
         print(f"nc2600 input-probe: not run (mapper not in the console RTL): {', '.join(skipped)}", file=sys.stderr)
     if args.out:
@@ -94,10 +97,12 @@ def main(args) -> int:
                 f"host rules {rows[0].get('host_rules', 35.7)} clocks per frame; games not run: "
                 f"{', '.join(skipped) or 'none'}")
         write_figures(args, [
-            (f"decision wait hidden behind the console, median over {len(rows)} games", round(100 * float(np.median(hid)), 1),
+            (f"decision wait hidden behind the console, median over {len(rows)} games",
+             round(100 * float(np.median(hid)), 1),
              "%", f"all of it in {full} games; min {100 * hid.min():.1f} %"),
             (f"frames/s per instance with the decision hidden, median over {len(rows)} games, console_cc3 at "
              f"{args.clock_mhz:g} MHz", round(float(np.median(fh)), 1), "frames/s",
-             f"waiting for each decision {np.median(fs):,.1f}; min {fh.min():,.1f}, max {fh.max():,.1f}; a ceiling", "model"),
+             f"waiting for each decision {np.median(fs):,.1f}; min {fh.min():,.1f}, max {fh.max():,.1f}; a ceiling",
+             "model"),
         ], notes=note)
     return 0

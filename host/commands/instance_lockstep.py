@@ -143,7 +143,7 @@ def _run(args, opened: list) -> int:
 def register(subparsers, groups) -> None:
     from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
     from nc2600.host.commands import add_colour_clocks_option
-    from nc2600.host.errors import int_range, non_negative_int
+    from nc2600.host.cli_types import int_range, non_negative_int
     p = subparsers.add_parser("instance-lockstep",
                               help="compare whole episodes on the fabric instance RTL with ALE int8, frame by frame",
                               description=__doc__.split("\n\n")[0])

@@ -26,9 +26,10 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from nc2600.host.errors import UserError, ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
+from nc2600.host.errors import UserError
 def run(args) -> int:
     import numpy as np
 
@@ -36,8 +37,8 @@ def run(args) -> int:
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
     from nc2600.host.games import game_info, resolve_rom
-    from nc2600.host.launcher.policy import n_params
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import n_params
+    from nc2600.host.episodes.calibration import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     if args.fst is None:
@@ -103,7 +104,8 @@ def run(args) -> int:
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed",
-               "engine": args.engine, **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
+               "engine": args.engine,
+               **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
                "colour_clocks": args.colour_clocks,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if ale is not None:
@@ -141,7 +143,7 @@ def run(args) -> int:
 
 
 def _array_shape(args) -> tuple[int, int]:
-    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`nc2600.host.errors.array_shape`; the
+    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`nc2600.host.cli_types.array_shape`; the
     default :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS`` when not given, also with
     ``--engine lane``, whose instance ignores it), checked with the instance's rule for the
     console configuration (:func:`nc2600.hwtools.instance_harness.check_config`: the engine's shape and
@@ -165,11 +167,12 @@ def _array_shape(args) -> tuple[int, int]:
 
 def register(subparsers, groups) -> None:
     from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
-    from nc2600.host.errors import array_shape, int_range, non_negative_int, positive_int
+    from nc2600.host.cli_types import array_shape, int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")
-    p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
+    p.add_argument("--params", required=True, metavar="P.npy",
+                   help="float parameter vector (e.g. a run's best_params.npy)")
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=2000, metavar="F",
@@ -190,7 +193,8 @@ def register(subparsers, groups) -> None:
                    help=f"the instance's inference engine (default {DEFAULT_ENGINE}): the array engine or the "
                         f"{DEFAULT_LANES}-lane engine")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
-                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine lane)")
+                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine "
+                        "lane)")
     p.add_argument("--colour-clocks", type=ascii_int, choices=(1, 3), default=3,
                    help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
                         "one colour clock per clock)")

@@ -24,8 +24,10 @@ from __future__ import annotations
 import json
 import time
 
-from nc2600.host.errors import UserError, int_range, positive_int, seed_int
-from nc2600.host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
+from nc2600.host.cli_types import int_range, positive_int, seed_int
+from nc2600.host.errors import UserError
+from nc2600.host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games,
+                                         result_word,
                            run_identity)
 from nc2600.host.launcher.progress import Heartbeat
 

@@ -39,9 +39,11 @@ from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.errors import UserError, array_shape, ascii_int, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
+from nc2600.host.cli_types import array_shape, ascii_int, clock_mhz, float_range, int_range, mac_lanes, seed_int
 
 
+from nc2600.host.errors import UserError
+from nc2600.host.resources import require_memory
 def _shape(text: str):
     from nc2600.mesh_sim.topology import parse_shape
     try:
@@ -68,9 +70,8 @@ _SYNTHETIC = ("population", "episodes", "elite_candidates", "elite_episodes", "t
 
 #: upper bounds of the machine and workload options (a mesh of 1,000 cards is 27,000 nodes)
 _CARDS, _COUNT = 1000, 100_000
-#: the most nodes a mesh may have (cards x nodes per card): 1,000 cards of 27. Measured: 27,000
-#: nodes, 2 instances each, one generation of 20 evaluations: 5 s, 163 MB peak (64 instances
-#: each: 23 s, 1.8 GB); 1,000 x 1,000 nodes ran past 110 s and 3.5 GB without finishing.
+#: the most nodes a mesh may have (cards x nodes per card): 1,000 cards of 27, a mesh the model
+#: projects in seconds and well under the memory of a small machine (a million nodes does not)
 _NODES = _CARDS * 27
 
 
@@ -105,7 +106,8 @@ def register(subparsers, groups):
                         "from its model (nc2600.hls_models.policy_array.inference_cycles) for the action count "
                         "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
-                   help=f"MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default {DEFAULT_LANES}, or "
+                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default "
+                        f"{DEFAULT_LANES}, or "
                         "for a run of the nature network the fewest whose forward pass fits a frame-skip period)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision "
@@ -129,10 +131,12 @@ def register(subparsers, groups):
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
                    help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json); the other "
                         "options of this group but --generations shape a drawn workload and are refused with it")
-    g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P", help="GA individuals per generation")
+    g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P",
+                   help="GA individuals per generation")
     g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
-    g.add_argument("--episodes", type=int_range(1, 1000), default=1, metavar="E", help="training episodes per individual")
+    g.add_argument("--episodes", type=int_range(1, 1000), default=1, metavar="E",
+                   help="training episodes per individual")
     g.add_argument("--elite-candidates", type=int_range(0, _COUNT), default=10, metavar="K",
                    help="elite candidates re-evaluated per generation")
     g.add_argument("--elite-episodes", type=int_range(0, 1000), default=30, metavar="E",
@@ -144,7 +148,8 @@ def register(subparsers, groups):
                         "lognormal:MEDIAN:SIGMA")
     g.add_argument("--episode-frames", type=int_range(1, 10**9), default=20000, metavar="F",
                    help="episode cap in frames (Such et al.: 5000 steps x 4)")
-    g.add_argument("--frame-skip", type=int_range(1, 64), default=FRAME_SKIP, metavar="K", help="frames per policy decision")
+    g.add_argument("--frame-skip", type=int_range(1, 64), default=FRAME_SKIP, metavar="K",
+                   help="frames per policy decision")
     g.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the episode lengths")
     s = p.add_argument_group("schedule and faults")
     s.add_argument("--schedule", choices=("static", "pull", "async"), default="static",
@@ -183,7 +188,7 @@ def register(subparsers, groups):
 
 def _engine_shape(args) -> tuple[int, int] | None:
     """The array engine's ``(rows, cols)`` for the options (``--array RxC``, parsed by
-    :func:`nc2600.host.errors.array_shape`; :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
+    :func:`nc2600.host.cli_types.array_shape`; :data:`nc2600.hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
     when not given), or None with ``--engine lane``. The shape is checked for the network (the
     run's, else the small one), and the inference cycles of either engine are its model's for the
     action count (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives
@@ -247,7 +252,8 @@ def _summary(rep: dict) -> str:
     i = rep["instance"]
     lines = [
         f"mesh {t['mesh']} ({_count(t['cards'], 'card')} of {t['card_shape']}), {_count(t['nodes'], 'node')}, "
-        f"{_count(t['links'], 'link')}, {_count(t['instances'], 'instance')}, diameter {_count(t['diameter_hops'], 'hop')}",
+        f"{_count(t['links'], 'link')}, {_count(t['instances'], 'instance')}, diameter "
+        f"{_count(t['diameter_hops'], 'hop')}",
         f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks']} colour clock(s) per clock, "
         f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
         f"({i['instance_fps']:.0f} frames/s), "
@@ -287,7 +293,7 @@ def _check_memory(args) -> None:
     ``--population 100000 --generations 1000 --episodes 1000`` asks for 10^11 evaluations.
 
     Raises:
-        UserError: the memory needed exceeds :func:`nc2600.host.errors.available_memory`.
+        UserError: the memory needed exceeds :func:`nc2600.host.resources.available_memory`.
     """
     from nc2600.mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
     if args.calibrate:
@@ -323,9 +329,11 @@ def run_mesh(args) -> int:
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
-    elif not (args.fail_nodes or args.fail_links) and (fault_draw := _given(args, only=("fault_seed", "fault_window_s"))):
+    elif not (args.fail_nodes or args.fail_links) and (fault_draw := _given(args,
+                                                                            only=("fault_seed", "fault_window_s"))):
         # they draw the random failures; without any (or with an explicit --faults list) they would be dropped
-        raise UserError(f"{', '.join(fault_draw)} shape the random failures of --fail-nodes / --fail-links; give one of those")
+        raise UserError(f"{', '.join(fault_draw)} shape the random failures of --fail-nodes / --fail-links; give one "
+                        "of those")
     if args.cards * args.nodes_per_card > _NODES:
         raise UserError(f"--cards {args.cards} x --nodes-per-card {args.nodes_per_card} = "
                         f"{args.cards * args.nodes_per_card:,} nodes; the model takes at most {_NODES:,}")

@@ -6,9 +6,10 @@ import os
 import sys
 
 from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
-from nc2600.host.errors import UserError, float_range, int_range, probability, seed_int
+from nc2600.host.cli_types import float_range, int_range, probability, seed_int
 
 
+from nc2600.host.errors import UserError
 def register(sub, groups):
     p = sub.add_parser(
         "play", help="re-evaluate a run's elite (or a checkpointed individual) and write a video",
@@ -46,7 +47,7 @@ def main(args) -> int:
     import numpy as np
 
     from nc2600.host.launcher import play
-    from nc2600.host.errors import require_memory
+    from nc2600.host.resources import require_memory
     from nc2600.host.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
@@ -72,7 +73,7 @@ def main(args) -> int:
     workers = min(workers, args.episodes)
     k = max(1, min(6, -(-args.episodes // (2 * workers))))
     cfg.workers, cfg.envs_per_block = workers, k
-    from nc2600.host.errors import require_processes
+    from nc2600.host.resources import require_processes
     require_processes(workers, f"--workers {workers}")
     require_memory(sum(cfg.memory_bytes().values()) - 4 * cfg.noise_table_size
                    - cfg.memory_bytes()["population parameters"], f"--workers {workers}")

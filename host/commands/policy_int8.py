@@ -4,9 +4,10 @@ with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game obser
 from __future__ import annotations
 
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import UserError, ascii_int
+from nc2600.host.cli_types import ascii_int
 
 
+from nc2600.host.errors import UserError
 def _games(text: str) -> list[str]:
     names = [g.strip() for g in text.split(",")]
     if not all(names):
@@ -44,7 +45,7 @@ def register(subparsers, groups) -> None:
         formatter_class=DefaultsFormatter)
     p.add_argument("--agreement", metavar="GAMES", help="comma-separated ALE game ids, e.g. pong,breakout")
     p.add_argument("--array", action="store_true",
-                   help="the array engine (R x C MACs, nc2600.hls_models.policy_array): cycles, MAC efficiency and memory "
-                        "for 64..512 multipliers, small and Nature networks")
+                   help="the array engine (R x C MACs, nc2600.hls_models.policy_array): cycles, MAC efficiency and "
+                        "memory for 64..512 multipliers, small and Nature networks")
     p.add_argument("--act-max", type=ascii_int, choices=(127, 255), default=ACT_MAX, help="activation ceiling")
     p.set_defaults(func=_main)

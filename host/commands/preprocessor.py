@@ -8,7 +8,8 @@ import json
 
 from nc2600.hls_models.preprocessor import FRAME_SKIP
 from nc2600.host.commands import DefaultsFormatter
-from nc2600.host.errors import int_range, require_memory, seed_int
+from nc2600.host.cli_types import int_range, seed_int
+from nc2600.host.resources import require_memory
 from nc2600.host.verify.preprocessor import passed, run_preprocess
 
 
@@ -21,7 +22,8 @@ def _main(args) -> int:
         print(json.dumps({**result, "passed": ok}))
     else:
         print(f"game                   {result['game']} ({result['display']}, {result['screen_height']} x 160)")
-        print(f"frames                 {result['frames']} ({result['observations']} observations, frame skip {FRAME_SKIP})")
+        print(f"frames                 {result['frames']} ({result['observations']} observations, frame skip "
+              f"{FRAME_SKIP})")
         print(f"max_abs_diff_vs_float  {result['max_abs_diff_vs_float']:.3f} grey levels")
         if result["rtl_mismatched_pixels"] is None:
             print("rtl_mismatched_pixels  - (use --rtl)")

@@ -20,9 +20,10 @@ import sys
 import time
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from nc2600.host.errors import UserError, array_shape, clock_mhz, int_range, mac_lanes, seed_int
+from nc2600.host.cli_types import array_shape, clock_mhz, int_range, mac_lanes, seed_int
 
 
+from nc2600.host.errors import UserError
 def register(subparsers, groups):
     p = subparsers.add_parser("report", help="cycle-accurate throughput report (markdown + HTML with plots)",
                               description=__doc__.splitlines()[0],

@@ -24,15 +24,16 @@ def register(sub, groups):
     p.add_argument("--out", metavar="FILE", default=None,
                    help=f"the page to write (default: the checkout's {results.PAGE.relative_to(results.ROOT)})")
     p.add_argument("--readme", metavar="FILE", default=None,
-                   help="the README whose like-for-like block is rewritten from the records (a file without the "
-                        "block is left as it is; default: the repository's README.md when --out is the default page)")
+                   help="the README whose generated blocks (like for like, results at a glance) are rewritten from the "
+                        "records (a file without them is left as it is; default: the repository's README.md when --out "
+                        "is the default page, which also rewrites docs/hardware/timing.md's)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 when FILE differs from what the records give")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    from nc2600.host.report import results
+    from nc2600.host.report import doc_blocks, results
     if None in (args.records, args.lockstep, args.out):
         # the defaults are the checkout's record and page, absent from an installed wheel
         from nc2600.hwtools.cache import NotACheckout, checkout_root
@@ -70,16 +71,25 @@ def main(args) -> int:
     out = Path(args.out)
     readme = Path(args.readme) if args.readme else (results.README if out.resolve() == results.PAGE.resolve() else None)
     old_readme = readme.read_text(encoding="utf-8") if readme is not None and readme.is_file() else None
-    new_readme = None if old_readme is None else results.readme_text(old_readme, areas)
+    new_readme = None if old_readme is None else doc_blocks.with_blocks(results.readme_text(old_readme, areas), areas,
+                                                                        doc_blocks.README_BLOCKS)
+    # the guides' generated blocks are the checkout's, rewritten with its own page only
+    guides = {} if out.resolve() != results.PAGE.resolve() else {
+        path: doc_blocks.with_blocks(path.read_text(encoding="utf-8"), areas, blocks)
+        for path, blocks in doc_blocks.GUIDE_BLOCKS.items() if path.is_file()}
+    stale = [path for path, text in guides.items() if text != path.read_text(encoding="utf-8")]
     if args.check:
         same = out.is_file() and out.read_text(encoding="utf-8") == text
         same_readme = new_readme == old_readme
         print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}"
-              + ("" if same_readme else f"; {readme}'s like-for-like block is out of date"), file=sys.stderr)
-        return 0 if same and same_readme else 1
+              + ("" if same_readme else f"; {readme}'s generated blocks are out of date")
+              + "".join(f"; {path}'s generated blocks are out of date" for path in stale), file=sys.stderr)
+        return 0 if same and same_readme and not stale else 1
     from nc2600.host.rundir import atomic_write_bytes
     atomic_write_bytes(out, text.encode("utf-8"))
     if new_readme is not None and new_readme != old_readme:
         atomic_write_bytes(readme, new_readme.encode("utf-8"))
+    for path in stale:
+        atomic_write_bytes(path, guides[path].encode("utf-8"))
     print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0

@@ -9,8 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from nc2600.host.errors import UserError, float_range, int_range, probability, seed_int
+from nc2600.host.cli_types import float_range, int_range, probability, seed_int
 
+from nc2600.host.errors import UserError
 _D = None  # every option defaults to None so that --resume can tell what was given
 
 
@@ -110,7 +111,7 @@ def build(args) -> tuple:
         if folder.strip() == "":
             raise UserError(f"{option} is empty; give the run folder")
         out = Path(folder)
-        from nc2600.host.errors import read_regular_file
+        from nc2600.host.inputs import read_regular_file
         from nc2600.host.launcher.settings import CONFIG_MAX_BYTES
         if not os.path.lexists(out / "config.json"):
             raise UserError(f"{str(out)!r} holds no run (config.json missing)")
@@ -160,7 +161,7 @@ def build(args) -> tuple:
 
 
 def main(args) -> int:
-    from nc2600.host.errors import interrupt_name, sigterm_received
+    from nc2600.host.signals import interrupt_name, sigterm_received
     from nc2600.host.episodes.jobs import WorkerDied
     from nc2600.host.launcher.run import Run
     cfg, out, resume = build(args)

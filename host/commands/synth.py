@@ -22,9 +22,10 @@ import sys
 from pathlib import Path
 
 from nc2600.hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-from nc2600.host.errors import UserError, array_shape, ascii_int, seed_int
+from nc2600.host.cli_types import array_shape, ascii_int, seed_int
 
 
+from nc2600.host.errors import UserError
 def register(subparsers, groups):
     from nc2600.hwtools.synth import FAMILIES
     p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",
@@ -48,13 +49,15 @@ def register(subparsers, groups):
     p.add_argument("--pnr-speed", type=ascii_int, choices=(6, 7, 8), default=None,
                    help="ECP5 speed grade for --pnr ecp5 (default 6)")
     p.add_argument("--pnr-device", choices=nexus_devices(), default=None, metavar="PART",
-                   help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")
+                   help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: "
+                        f"{', '.join(nexus_devices())})")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--pnr-tmg-ripup", action="store_true",
                    help="with --pnr nexus: router2's timing-driven rip-up (nextpnr --tmg-ripup; router1, used where "
                         "router2 gives up, has none), cached apart from the default flow; slower (1-3 min more for the "
                         "console), and a block far from 150 MHz may route for a long time (console_cc3: over 14 min)")
-    p.add_argument("--no-cache", action="store_true", help="re-run Yosys (and nextpnr with --pnr) even when a cached result exists")
+    p.add_argument("--no-cache", action="store_true",
+                   help="re-run Yosys (and nextpnr with --pnr) even when a cached result exists")
     from nc2600.host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)
@@ -79,7 +82,8 @@ def run(args) -> int:
         except ValueError as exc:
             raise UserError(f"--lanes: {exc}") from None
         if args.block not in (None, "policy_engine"):
-            raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
+            raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or "
+                            "without --block")
     array = None
     if args.array is not None:
         from nc2600.hls_models.policy_array import check_shape

@@ -14,10 +14,9 @@ _WORKER: dict = {}
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
     """A pool worker (forked with SIGTERM/SIGINT blocked): SIGINT ignored, SIGTERM raises
     SystemExit (a quiet exit that releases the pool's locks first, as a sweep's workers do,
-    :func:`nc2600.host.verify.sweep._exit_on_sigterm`), then its Verilated instance."""
-    from nc2600.host.errors import worker_signals
-    from nc2600.host.verify.sweep import _exit_on_sigterm
-    worker_signals(_exit_on_sigterm)
+    :func:`nc2600.host.signals.exit_on_sigterm`), then its Verilated instance."""
+    from nc2600.host.signals import exit_on_sigterm, worker_signals
+    worker_signals(exit_on_sigterm)
     from nc2600.host.games import game_info
     from nc2600.hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
@@ -49,7 +48,8 @@ def _fabric_worker_run(item):
 
 class FabricEvaluator:
     """The evaluation backend ``--backend fabric``: every episode runs inside a Verilated
-    instance (:class:`InstanceEpisodeRunner`); same interface as :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`.
+    instance (:class:`InstanceEpisodeRunner`); same interface as
+    :class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
     result depends only on its individual and seed (every episode starts from ALE's reset state:
@@ -69,7 +69,7 @@ class FabricEvaluator:
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
         self.frame_skip = int(frame_skip)
-        from nc2600.host.errors import stop_signals_held
+        from nc2600.host.signals import stop_signals_held
         # forked with SIGTERM/SIGINT blocked; the pool's threads keep that mask, so the workers
         # it forks later too start blocked; _fabric_worker_init sets their handlers, then unblocks
         with stop_signals_held():

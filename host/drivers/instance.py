@@ -16,20 +16,18 @@ Every wait has a cycle limit, measured on the instance's own free-running ``CYCL
 and raises :class:`InstanceTimeout` when it passes. A bus error response (SLVERR/DECERR) becomes
 :class:`InstanceError` with the instance's error bits named.
 
-:class:`InstanceEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
-replayed with manual frames (:class:`nc2600.host.drivers.rtl_console.RtlConsole` over
-:class:`MmioConsolePort`; once, when the MMIO object can snapshot the model: later episodes
-restore that state), then the instance runs the episode itself (no-op start, FIRE,
-frame skip, the preprocessor, action select, the cap); the host answers the instance's two
-request: the game rules after every frame (reward and game over from the RAM, read through the
-RAM window by the rules of :mod:`nc2600.hls_models.game_rules`). An individual's int8 parameters are
-loaded into the instance's engine in that engine's format (the lane engine's
-:func:`nc2600.hls_models.policy_engine.load_words`, the array engine's
-:func:`nc2600.hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine
-the instance has is a build parameter of the design (:class:`nc2600.hw.instance.GameInstance`), not a
-register: the driver takes it as :class:`nc2600.host.drivers.engine.EngineConfig`, by default from the MMIO object's
-``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`nc2600.hwtools.instance_harness.InstanceSim`
-has them), else the default design's engine (the 16 x 16 array engine, :data:`nc2600.hls_models.engines.DEFAULT_ENGINE`).
+:class:`InstanceEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is replayed with manual frames
+(:class:`nc2600.host.drivers.rtl_console.RtlConsole` over :class:`MmioConsolePort`; once, when the MMIO object can
+snapshot the model: later episodes restore that state), then the instance runs the episode itself (no-op start, FIRE,
+frame skip, the preprocessor, action select, the cap); the host answers the instance's two request: the game rules after
+every frame (reward and game over from the RAM, read through the RAM window by the rules of
+:mod:`nc2600.hls_models.game_rules`). An individual's int8 parameters are loaded into the instance's engine in that
+engine's format (the lane engine's :func:`nc2600.hls_models.policy_engine.load_words`, the array engine's
+:func:`nc2600.hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine the instance
+has is a build parameter of the design (:class:`nc2600.hw.instance.GameInstance`), not a register: the driver takes it
+as :class:`nc2600.host.drivers.engine.EngineConfig`, by default from the MMIO object's ``engine``, ``lanes``, ``rows``
+and ``cols`` attributes (:class:`nc2600.hwtools.instance_harness.InstanceSim` has them), else the default design's
+engine (the 16 x 16 array engine, :data:`nc2600.hls_models.engines.DEFAULT_ENGINE`).
 """
 from __future__ import annotations
 
@@ -226,7 +224,8 @@ class InstanceDriver:
             self._write(data_at, R.PARAM_DATA.data.pack(data & R.PARAM_DATA.data.mask))
             lane += step[space]
             wrap = per_row[space]
-            nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= wrap else pa.pack(lane=lane, row=row, space=space)
+            nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= wrap else pa.pack(lane=lane, row=row,
+                                                                                         space=space)
         return len(words)
 
 
@@ -361,7 +360,8 @@ class InstanceEpisodeRunner:
         self.frame_skip, self.episode_frames = int(frame_skip), int(episode_frames)
         ram = R.RIOT_RAM     # word i holds RIOT RAM bytes $80 + 4i .. $83 + 4i
         self.ram_words = sorted({(a % (ram.count * ram.stride)) // ram.stride for a in self.rule.ram_addresses})
-        self.xram_words = sorted({i // R.CART_RAM.stride for i in getattr(self.rule, "xram_indices", ())}) if self.rule.uses_xram else []
+        self.xram_words = sorted({i // R.CART_RAM.stride for i in getattr(self.rule, "xram_indices",
+                                                                          ())}) if self.rule.uses_xram else []
         self.port = MmioConsolePort(driver)
         self._loaded = None
         self.restore = bool(restore)

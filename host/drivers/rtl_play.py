@@ -42,11 +42,11 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks: int =
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from nc2600.host.verify.lockstep import load_action_file
+    from nc2600.host.inputs import load_action_file
     actions = load_action_file(actions_path, others="")
     import shutil
 
-    from nc2600.host.errors import human_bytes, require_memory
+    from nc2600.host.resources import human_bytes, require_memory
     need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
     require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
     if not out_folder.strip():

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from nc2600.host.launcher.noise import NoiseTable, genome_params, mutate
-from nc2600.host.launcher.policy import init_network_params, n_params
+from nc2600.host.episodes.policy import init_network_params, n_params
 
 SEED_LIMIT = 2**31 - 1
 

@@ -11,7 +11,9 @@ node of a Ray cluster). Every combination the registry allows gives an object wi
 The registry is the one place that says:
 
 - the names accepted by ``--backend`` and ``--cluster`` and their help (:data:`BACKENDS`,
-  :data:`CLUSTERS`);
+  :data:`CLUSTERS`; a cluster that lives above the launcher, Ray, adds itself with
+  :func:`register_cluster` when :mod:`nc2600.host.cluster` is imported, which ``import nc2600``
+  arranges right after this module's import, ``nc2600._AFTER_IMPORT``);
 - which settings each backend needs (:attr:`Backend.requires`, checked by :func:`check_settings`
   in the order listed, each with its one-line message);
 - which clusters each backend runs on (:attr:`Backend.clusters`; :func:`combinations` lists
@@ -119,14 +121,16 @@ class Cluster:
 
 
 def _worker_pool(s: EvaluationSettings) -> Evaluator:
-    """``ale`` and ``rtl``: W worker processes over game instances (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
+    """``ale`` and ``rtl``: W worker processes over game instances
+    (:class:`nc2600.host.launcher.local_pool.LocalPoolEvaluator`)."""
     from nc2600.host.launcher.local_pool import LocalPoolEvaluator as WorkerPool
     return WorkerPool(s.rom_path, s.workers, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
                       s.backend, s.policy, network=s.network)
 
 
 def _fabric(s: EvaluationSettings) -> Evaluator:
-    """``fabric``: W worker processes, each with one Verilated instance (:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`)."""
+    """``fabric``: W worker processes, each with one Verilated instance
+    (:class:`nc2600.host.drivers.fabric_backend.FabricEvaluator`)."""
     from nc2600.host.drivers.fabric_backend import FabricEvaluator
     return FabricEvaluator(s.rom_path, s.workers, s.frame_skip, s.episode_frames)
 
@@ -137,18 +141,6 @@ def _local_connect(address: str | None, workers: int) -> None:
 
 def _local_evaluator(backend: Backend, connection, s: EvaluationSettings) -> Evaluator:
     return backend.local(s)
-
-
-def _ray_connect(address: str | None, workers: int):
-    from nc2600.host.cluster.ray_cluster import connect
-    return connect(address, workers)
-
-
-def _ray_evaluator(backend: Backend, connection, s: EvaluationSettings) -> Evaluator:
-    """One :class:`nc2600.host.cluster.ray_evaluator.NodeEvaluator` per node, each a worker pool of ``backend``."""
-    from nc2600.host.cluster.ray_evaluator import RayEvaluator
-    return RayEvaluator(connection, s.rom_path, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
-                        s.backend, s.policy, network=s.network, genome_spec=s.genome_spec)
 
 
 #: ``--backend`` values, in the order of the help text
@@ -166,12 +158,17 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
             _fabric),
 )}
 
-#: ``--cluster`` values, in the order of the help text
+#: ``--cluster`` values, in the order of the help text: ``local`` here; ``ray`` registers itself
+#: from :mod:`nc2600.host.cluster` (:func:`register_cluster`) when that package is imported
 CLUSTERS: dict[str, Cluster] = {c.name: c for c in (
     Cluster("local", "worker processes on this machine", _local_connect, _local_evaluator),
-    Cluster("ray", "one evaluator actor per node of a Ray cluster; same results; see host/cluster/",
-            _ray_connect, _ray_evaluator),
 )}
+
+
+def register_cluster(cluster: Cluster) -> None:
+    """Add (or replace) ``cluster`` under its name in :data:`CLUSTERS`; a cluster package above the
+    launcher registers itself this way, so the registry names no module above it."""
+    CLUSTERS[cluster.name] = cluster
 
 
 def one_of(names) -> str:

@@ -1,11 +1,10 @@
 """Episode evaluation on W worker processes, each running its own game instances and policies.
 
-Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
-``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
-loops over its running slots: one batched inference call per layer for all of them
-(:class:`nc2600.host.launcher.policy.SlotWeights` or the int8 :class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one
-frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
-only hands out jobs and collects results::
+Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is ``--envs-per-block``) and the
+policy parameters of the episodes running in them. A worker loops over its running slots: one batched inference call per
+layer for all of them (:class:`nc2600.host.episodes.policy.SlotWeights` or the int8
+:class:`nc2600.host.launcher.policy_int8.Int8Slots`), then one frame-skip step of every instance, then the 84 x 84
+resize and frame stack. The main process only hands out jobs and collects results::
 
     main:     job -> w0, job -> w1, ...      (wait for a result) -> record, next job -> w
     worker w: [infer all running slots | step them | preprocess] [infer | step | ...]
@@ -61,8 +60,8 @@ from nc2600.hls_models import preprocessor
 from nc2600.hls_models.platform import FRAME_SKIP
 from nc2600.host.episodes.jobs import EpisodeResult, Job, WorkerDied
 from nc2600.host.episodes.processes import SEGMENT_PREFIX, SHM_DIR, remove_stale_segments, signal_when_parent_ends
-from nc2600.host.errors import stop_signals_held
-from nc2600.host.launcher.policy import make_slot_weights
+from nc2600.host.signals import stop_signals_held
+from nc2600.host.episodes.policy import make_slot_weights
 
 
 def _layout(n_workers: int):
@@ -180,7 +179,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     """
     from collections import deque
 
-    from nc2600.host.errors import worker_signals
+    from nc2600.host.signals import worker_signals
     # forked with SIGTERM/SIGINT blocked (stop_signals_held): SIGTERM's default action (a quiet
     # exit, no traceback), SIGINT ignored (the parent stops us through the pipe), then unblocked
     worker_signals(signal.SIG_DFL)
@@ -311,7 +310,7 @@ class LocalPoolEvaluator:
         envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`nc2600.host.episodes.env`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`nc2600.host.launcher.backends.make_instance`.
-        policy: ``"float"`` (:func:`nc2600.host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
+        policy: ``"float"`` (:func:`nc2600.host.episodes.policy.make_slot_weights`; ``params_for`` returns float32
             vectors) or ``"int8"`` (:func:`nc2600.host.launcher.policy_int8.make_int8_slots`, bit-exact with the
             numpy model; ``params_for`` returns :class:`~nc2600.hls_models.policy_int8.QuantizedPolicy`
             or :class:`~nc2600.hls_models.policy_int8.QuantizedNetwork` objects).
@@ -466,7 +465,7 @@ class LocalPoolEvaluator:
             proc.join(timeout=1)
             code = proc.exitcode
             if code == -signal.SIGTERM:          # a SIGTERM sent to the whole process group
-                from nc2600.host.errors import Terminated
+                from nc2600.host.signals import Terminated
                 raise Terminated from None
             if code == -signal.SIGINT:
                 raise KeyboardInterrupt from None

@@ -1,7 +1,7 @@
 """The shared Gaussian noise table and seed-list genomes (Such et al. 2017, Sec. 3).
 
 A genome is a list of integer seeds ``[s0, s1, ..., sg]``. ``s0`` picks the initial
-parameters ``theta_0 = phi(s0)`` (:func:`nc2600.host.launcher.policy.init_params`); every later seed
+parameters ``theta_0 = phi(s0)`` (:func:`nc2600.host.episodes.policy.init_params`); every later seed
 ``s`` names a slice of one shared table of standard normal noise,
 ``eps(s) = table[j : j + n]`` with ``j = s mod (len(table) - n + 1)``, and
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nc2600.host.launcher.policy import init_network_params
+from nc2600.host.episodes.policy import init_network_params
 
 DEFAULT_TABLE_SIZE = 1 << 25   #: 33,554,432 float32 entries (128 MiB)
 DEFAULT_TABLE_SEED = 123       #: the table is the same in every run with this seed

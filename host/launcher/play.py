@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nc2600.host.errors import UserError, read_regular_file, require_memory
+from nc2600.host.errors import UserError
+from nc2600.host.inputs import read_regular_file
+from nc2600.host.resources import require_memory
 from nc2600.host.rundir import atomic_write_bytes, fs_error
 from nc2600.host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
@@ -42,7 +44,7 @@ class Agent:
 
 
 def _read_json(path: Path):
-    from nc2600.host.errors import read_regular_file
+    from nc2600.host.inputs import read_regular_file
     from nc2600.host.launcher.settings import CONFIG_MAX_BYTES
     if not os.path.lexists(path):
         raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)")
@@ -201,7 +203,7 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     """
     from nc2600.host.games import game_info
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import make_slot_weights
+    from nc2600.host.episodes.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()
     if kind not in (".mp4", ".gif"):

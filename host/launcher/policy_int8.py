@@ -22,7 +22,7 @@ the exact integer product. With ``act_max = 127`` the top bit is always 0 and is
 Layouts (per slot, built once in :meth:`Int8Slots.load`, when a slot starts an episode):
 
 - conv1 (8x8 stride 4) as a 2x2 convolution over 4x4 pixel blocks (space to depth, as
-  :func:`nc2600.host.launcher.policy.space_to_depth_weights`): ``w1s (64, 64)`` int8, rows (in_channel, dy, dx)
+  :func:`nc2600.host.episodes.policy.space_to_depth_weights`): ``w1s (64, 64)`` int8, rows (in_channel, dy, dx)
   of a block, columns (by, bx, out_channel); one product over the ``21 x 21`` block grid gives
   the four block-offset partial sums, then three shifted int32 additions.
 - conv2 (4x4 stride 2) likewise over 2x2 blocks: ``w2s (64, 128)`` int8.
@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from nc2600.hls_models.policy_int8 import ACT_MAX, QuantizedPolicy, check_obs, quantize
-from nc2600.host.launcher.policy import conv1_blocks
+from nc2600.host.episodes.policy import conv1_blocks
 
 _SESSION = None
 
@@ -120,7 +120,7 @@ def _requantize(acc: np.ndarray, shift: np.ndarray, act_max: int) -> np.ndarray:
 class Int8Slots:
     """Per-slot int8 policies for a block of ``S`` emulator slots, evaluated batched.
 
-    Same interface as :class:`nc2600.host.launcher.policy.SlotWeights` and
+    Same interface as :class:`nc2600.host.episodes.policy.SlotWeights` and
     :class:`nc2600.hls_models.policy_int8.QuantizedSlots`: :meth:`load` once per episode, then
     :meth:`act` per decision. Every slot must hold a policy with the same ``act_max``.
 
@@ -235,7 +235,7 @@ class Int8NetworkSlots:
     def action_values(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
         """``(S', A)`` int32 action values of ``obs (S, 4, 84, 84)`` uint8 for all slots, or for
         the rows ``slots`` (a slice selects views, no copy)."""
-        from nc2600.host.launcher.policy import conv_patches
+        from nc2600.host.episodes.policy import conv_patches
         obs = check_obs(obs)
         if obs.shape[0] != self.n_slots:
             raise ValueError(f"expected {self.n_slots} observations, got {obs.shape[0]}")
@@ -272,9 +272,9 @@ def make_int8_slots(n_slots: int, n_actions: int, network: str = "small"):
 def agreement(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, obs: np.ndarray,
               act_max: int = ACT_MAX) -> float:
     """Fraction of ``obs`` ``(B, 4, 84, 84)`` uint8 on which the int8 argmax equals the float
-    network's (:func:`nc2600.host.launcher.policy.forward`, float32); ``flat`` is ``(n_params,)`` float32,
+    network's (:func:`nc2600.host.episodes.policy.forward`, float32); ``flat`` is ``(n_params,)`` float32,
     ``calib_obs`` the observations the shifts are calibrated on."""
-    from nc2600.host.launcher.policy import forward, unflatten
+    from nc2600.host.episodes.policy import forward, unflatten
     want = np.argmax(forward(check_obs(obs), unflatten(np.asarray(flat)[None], n_actions)), axis=-1)
     return float((quantize(flat, n_actions, calib_obs, act_max).act(obs) == want).mean())
 
@@ -288,7 +288,7 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
     """
     from nc2600.host.verify.ale_recordings import record_observations
     from nc2600.host.games import game_info
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
             f"networks init_params(seed) for seeds {list(seeds)}"]
     for game in games:

@@ -9,8 +9,8 @@ Run directory contents (all written atomically: temp file, then rename):
 - ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
-  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim), ``actions_crc32`` (CRC-32 of the
-  episode's action indices, one byte each: :func:`nc2600.host.launcher.local_pool.actions_crc32`);
+  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim), ``actions_crc32`` (CRC-32
+  of the episode's action indices, one byte each: :func:`nc2600.host.launcher.local_pool.actions_crc32`);
 - ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
   checkpointed generation (:mod:`nc2600.host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import json
 import os
 import secrets
@@ -39,10 +38,13 @@ from pathlib import Path
 import numpy as np
 
 from nc2600.host.errors import UserError
+from nc2600.host.episodes.calibration import calibration_observations
+from nc2600.host.launcher.checkpoint import check_history, check_no_checkpoint_yet, read_checkpoint, write_checkpoint
 from nc2600.host.launcher.progress import Heartbeat
-from nc2600.host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
-from nc2600.host.launcher.run_history import (HISTORY_FILES, json_lines, package_versions, read_lines, read_run_file,
-                                              restart_hint, settings_digest, truncate_lines)
+from nc2600.host.launcher.run_outputs import fabric_projection, write_best, write_elite_gif, write_fitness_plot
+from nc2600.host.rundir import RunFolder, append_lines, atomic_write_json, fs_error
+from nc2600.host.launcher.run_history import (HISTORY_FILES, json_lines, package_versions, read_run_file,
+                                              settings_digest, truncate_lines)
 from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 
 SEED_LIMIT = 2**31 - 1
@@ -51,25 +53,6 @@ SEED_LIMIT = 2**31 - 1
 
 def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-# -- the run ------------------------------------------------------------------------
-def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
-    """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
-    observations that set the int8 requantisation shifts (``--policy int8``)."""
-    from nc2600.host.episodes.env import AleEnv
-    inst = AleEnv(rom_path, frame_skip, 0.0, episode_frames)
-    rng = np.random.default_rng([seed, 0xCA11B])
-    stack = np.zeros((4, 84, 84), np.uint8)
-    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-    out = []
-    while len(out) < n:
-        for _ in range(4):
-            _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
-            if over:
-                inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-        out.append(stack.copy())
-    return np.stack(out)
 
 
 class Run:
@@ -223,7 +206,8 @@ class Run:
                 "run_id": self.config_doc["run_id"],
                 "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
                 "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
-                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network, "n_params": n_params(cfg.network, n_actions),
+                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network,
+                                                    "n_params": n_params(cfg.network, n_actions),
                 "population": cfg.population, "frame_skip": cfg.frame_skip,
                 "episode_frames": cfg.episode_frames, "versions": package_versions(),
                 "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
@@ -267,34 +251,8 @@ class Run:
                 "rom_md5": self.info.md5}
 
     def _read_checkpoint(self, arrays: bool = True) -> tuple[dict, dict] | None:
-        """``(meta, arrays)`` of ``checkpoint.npz`` (arrays empty unless ``arrays``), or None when
-        the run stopped before its first generation.
-
-        Raises:
-            UserError: not a regular file, unreadable, or another run's (run id, settings
-            digest or ROM md5 differ from this run's; a run made before checkpoints carried
-            them has no run id in ``config.json`` and is not checked).
-        """
-        path = self.out / "checkpoint.npz"
-        if not os.path.lexists(path):
-            return None
-        data = read_run_file(path, "checkpoint")
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                if not isinstance(meta, dict):
-                    raise ValueError("meta")
-                values = {k: z[k] for k in z.files if k != "meta"} if arrays else {}
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
-            raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
-        mine = self._identity()
-        if mine["run_id"] is not None:
-            theirs = meta.get("identity") if isinstance(meta.get("identity"), dict) else {}
-            for key, words in (("run_id", "run id"), ("settings", "settings (config.json)"), ("rom_md5", "ROM md5")):
-                if theirs.get(key) != mine[key]:
-                    raise UserError(f"checkpoint {str(path)!r} does not belong to this run: its {words} "
-                                    f"differ from the folder's; the run folder is damaged")
-        return meta, values
+        """:func:`nc2600.host.launcher.checkpoint.read_checkpoint` of this run (its identity)."""
+        return read_checkpoint(self.out, self._identity(), arrays)
 
     def _checkpoint_meta(self) -> dict | None:
         """The checkpoint's metadata, or None when the run stopped before its first generation."""
@@ -359,7 +317,7 @@ class Run:
         path = self.out / "checkpoint.npz"
         read = self._read_checkpoint()
         if read is None:
-            self._check_no_checkpoint_yet()
+            check_no_checkpoint_yet(self.out)
             # stopped before the first generation's checkpoint: start again from generation 0
             # (what generation 0 wrote, if anything, is written again identically)
             self._say(f"nc2600 run: {self.out} has no checkpoint yet (stopped in generation 0): "
@@ -381,38 +339,10 @@ class Run:
         truncate_lines(self.out / "log.jsonl", self.log_lines)
         truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
 
-    def _check_no_checkpoint_yet(self) -> None:
-        """With no ``checkpoint.npz``: UserError when the history shows a generation past the
-        first (``log.jsonl`` holds more than one line: the checkpoint was removed, not yet to be
-        written). A single line of generation 0 is the moment between its append and its
-        checkpoint; generation 0 is then run again, giving the same lines."""
-        lines = read_lines(self.out / "log.jsonl")
-        if len(lines) > 1:
-            raise UserError(f"{str(self.out / 'checkpoint.npz')!r} is missing but log.jsonl records "
-                            f"{len(lines)} generations; {restart_hint(self.out)}")
-
     def _check_history(self, meta: dict, log_lines: int, episode_lines: int) -> None:
-        """UserError naming the first history file whose first checkpointed lines do not give the
-        digest the checkpoint keeps (an edited, reordered, removed or cut line); then the
-        running digests continue from those lines. A checkpoint without digests (written by an
-        earlier version) is taken as it is."""
-        import hashlib
-        counts = {"log.jsonl": log_lines, "episodes.jsonl": episode_lines}
-        kept = meta.get("history_sha256") if isinstance(meta.get("history_sha256"), dict) else None
-        for name in HISTORY_FILES:
-            path = self.out / name
-            lines = read_lines(path)
-            n = counts[name]
-            if len(lines) < n:
-                raise UserError(f"{str(path)!r} has {len(lines)} lines, the checkpoint records {n}; "
-                                f"{restart_hint(self.out)}")
-            h = hashlib.sha256(b"".join(lines[:n]))
-            if n and not lines[n - 1].endswith(b"\n"):
-                h = None                                # a cut last checkpointed line
-            if kept is not None and (h is None or h.hexdigest() != kept.get(name)):
-                raise UserError(f"{str(path)!r} does not match the checkpoint (its first {n} lines are not "
-                                f"the ones checkpoint.npz recorded); {restart_hint(self.out)}")
-            self.history_hash[name] = h if h is not None else hashlib.sha256(b"".join(lines[:n]))
+        """The history files checked against the checkpoint (:func:`nc2600.host.launcher.checkpoint.check_history`);
+        the running digests then continue from their checkpointed lines."""
+        self.history_hash.update(check_history(self.out, meta, log_lines, episode_lines))
 
     def _checkpoint(self, wall_s: float) -> None:
         meta_algo, arrays = self.algo.state()
@@ -420,9 +350,7 @@ class Run:
                 "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines,
                 "history_sha256": {name: h.hexdigest() for name, h in self.history_hash.items()},
                 "identity": self._identity()}
-        buf = io.BytesIO()
-        np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
-        atomic_write_bytes(self.out / "checkpoint.npz", buf.getvalue())
+        write_checkpoint(self.out, meta, arrays)
 
     def _append(self, name: str, lines: list[str]) -> None:
         append_lines(self.out / name, lines)
@@ -483,7 +411,8 @@ class Run:
                 stop_reason = "frame_budget"
                 stop_message = (f"frame budget reached after generation {self.algo.generation - 1}: "
                                 f"{self.frames:,} frames >= --max-frames {cfg.max_frames:,} "
-                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} not run)")
+                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} "
+                                "not run)")
             self.stop_line = f"nc2600 run: stopped: {stop_message}"
             self._say(self.stop_line)
             best = np.array(self.algo.best_params(), copy=True)
@@ -491,29 +420,19 @@ class Run:
             self._append("episodes.jsonl", self._pending_episodes)
             self._pending_episodes = []
         wall_s = wall()
-        buf = io.BytesIO()
-        np.save(buf, best)
-        atomic_write_bytes(self.out / "best_params.npy", buf.getvalue())
-        atomic_write_json(self.out / "best_genome.json", self.algo.best_genome())
-        self._plot()
-        video = self._video(best) if cfg.video else None
+        write_best(self.out, best, self.algo.best_genome())
+        write_fitness_plot(self.out, self.history, f"{cfg.game}: {cfg.algo}, population {cfg.population}")
+        video = (write_elite_gif(self.out, cfg, self.rom_path, self.info.display, self._policy_for(best))
+                 if cfg.video else None)
         summary = {"game": cfg.game, "algo": cfg.algo, "generations": self.algo.generation,
                    "frames": self.frames, "best_fitness": max((h["best"] for h in self.history), default=None),
                    "elite_score": self.algo.elite_score,
                    "elite_test_score": float(np.mean(test_scores)), "elite_test_episodes": cfg.test_episodes,
                    "wall_s": round(wall_s, 2), "host_fps": round(self.frames / max(wall_s, 1e-9), 1),
                    "video": video, "stop_reason": stop_reason, "stop_message": stop_message}
-        summary.update(self._fabric_projection())
+        summary.update(fabric_projection(self.out))
         atomic_write_json(self.out / "summary.json", summary)
         return summary
-
-    def _fabric_projection(self) -> dict:
-        """This run's recorded episodes replayed on the modelled 832-instance fabric (mesh_sim)."""
-        try:
-            from nc2600.mesh_sim.project import project_run
-            return project_run(str(self.out))
-        except (ImportError, ValueError) as exc:
-            return {"projected_fabric_fps": None, "projected_fabric_error": str(exc)}
 
     def _print_generation(self, line: dict) -> None:
         msg = (f"gen {line['generation']:4d}  best {line['best']:9.1f}  mean {line['mean']:9.2f}  "
@@ -530,52 +449,3 @@ class Run:
             tqdm.write(msg, file=sys.stdout)
         else:
             print(msg, flush=True)
-
-    def _plot(self) -> None:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        if not self.history:
-            return
-        frames = np.array([h["frames"] for h in self.history]) / 1e6
-        fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-        for key, style in (("best", "-o"), ("elite_score", "-s"), ("mean", "--"), ("median", ":")):
-            ax.plot(frames, [h[key] for h in self.history], style, label=key.replace("_", " "), markersize=3)
-        ax.set_xlabel("frames (millions, frame skip included)")
-        ax.set_ylabel("episode return (raw score)")
-        ax.set_title(f"{self.cfg.game}: {self.cfg.algo}, population {self.cfg.population}")
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-        atomic_write_bytes(self.out / "fitness.png", buf.getvalue())
-
-    def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
-        """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
-        decision at the console's real frame rate (:mod:`nc2600.host.launcher.play`; ``nc2600 play`` writes MP4s)."""
-        import imageio.v3 as iio
-        from nc2600.host.episodes.env import AleEnv
-        from nc2600.host.launcher.policy import make_slot_weights
-        from nc2600.host.launcher.policy_int8 import make_int8_slots
-        cfg = self.cfg
-        inst = AleEnv(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
-        make = make_int8_slots if cfg.policy == "int8" else make_slot_weights
-        weights = make(1, inst.n_actions, cfg.network)
-        weights.load(0, self._policy_for(best))
-        stack = np.zeros((1, 4, 84, 84), np.uint8)
-        inst.reset(cfg.seed, stack[0])
-        frames = [inst.rgb()]
-        for _ in range(max_steps):
-            _, _, over = inst.step(int(weights.act(stack)[0]), stack[0])
-            frames.append(inst.rgb())
-            if over:
-                break
-        buf = io.BytesIO()
-        # one frame per decision, each shown for frame_skip console frames at the real rate
-        from nc2600.host.launcher.video import frame_rate, gif_delays_cs
-        delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
-        iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
-        atomic_write_bytes(self.out / "best.gif", buf.getvalue())
-        return "best.gif"

@@ -15,13 +15,13 @@ from nc2600.host.launcher.settings import RESUME_MUTABLE, RunConfig
 from nc2600.host.rundir import atomic_write_bytes
 
 #: a run folder's files are read whole; this bounds a damaged one's size (a FIFO, a device or a
-#: folder in a file's place is refused before any read: nc2600.host.errors.read_regular_file)
+#: folder in a file's place is refused before any read: nc2600.host.inputs.read_regular_file)
 RUN_FILE_MAX_BYTES = 1 << 40
 
 
 def read_run_file(path: Path, what: str) -> bytes:
     """The bytes of a run folder's regular file (UserError for a FIFO, device, folder, ...)."""
-    from nc2600.host.errors import read_regular_file
+    from nc2600.host.inputs import read_regular_file
     return read_regular_file(path, RUN_FILE_MAX_BYTES, what)
 
 

@@ -11,9 +11,11 @@ import numpy as np
 
 from nc2600.hls_models.frame_skip import MAX_EPISODE_FRAMES
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.errors import SEED_MAX, UserError, human_bytes, require_memory
+from nc2600.host.cli_types import SEED_MAX
 
 
+from nc2600.host.errors import UserError
+from nc2600.host.resources import human_bytes, require_memory
 def setting(default, help: str | None = None, *, metavar: str | None = None, choices=None, bound: int | None = None,
             type: str | None = None, flag: str | None = None, after: str | None = None, resume: bool = False,
             note: str | None = None, applies: dict[str, tuple] | None = None):
@@ -214,8 +216,8 @@ class RunConfig:
     def check_memory(self) -> None:
         """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available,
         or the worker processes the machine's cores or process limit
-        (:func:`nc2600.host.errors.require_processes`)."""
-        from nc2600.host.errors import require_processes
+        (:func:`nc2600.host.resources.require_processes`)."""
+        from nc2600.host.resources import require_processes
         require_processes(self.workers, f"--workers {self.workers}")
         parts = self.memory_bytes()
         biggest = max(parts, key=parts.get)

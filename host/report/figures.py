@@ -10,7 +10,7 @@ from nc2600.hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
-PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: nc2600.hwtools.timing.pnr_block
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: nc2600.hwtools.ecp5_pnr.pnr_block
 #: nc2600.hwtools.nexus.pnr_block on its default part (nc2600.hwtools.nexus.label("LIFCL-40-9BG400C"))
 PNR_NEXUS = "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
 KINDS = (RTL, DERIVED, PNR, PNR_NEXUS, MODEL, PUBLISHED, MISSING)
@@ -81,5 +81,6 @@ def ratio(section: str, name: str, game: str | None, num: Figure, den: Figure) -
         raise ValueError(f"ratio {name!r}: a missing or zero operand")
     kind = MODEL if MODEL in (num.kind, den.kind) else DERIVED
     return Figure(section, name, game, float(num.value) / float(den.value), "x", kind,
-                  f"{num.name} ({num.value:,.6g} {num.unit}) / {den.name} ({den.value:,.6g} {den.unit}); both {num.basis}",
+                  f"{num.name} ({num.value:,.6g} {num.unit}) / {den.name} ({den.value:,.6g} {den.unit}); both "
+                  f"{num.basis}",
                   num.command or den.command, basis=num.basis, operands=(num, den))

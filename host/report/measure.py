@@ -98,7 +98,8 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     return cc.astype(np.int64), "", cmd
 
 
-def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None, str, str]:
+def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None,
+                                                                                                           str, str]:
     """Preprocessor RTL latency on the game's own ALE frames: one observation per decision.
 
     Returns ``(latencies or None, reason when None, screen description)``.
@@ -143,13 +144,13 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
            + ("--engine lane " if array is None else f"--array {array[0]}x{array[1]} ") + "--colour-clocks 1 "
-           + f"(P = nc2600.host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+           + f"(P = nc2600.host.episodes.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
     from nc2600.hls_models.cartridge import detect_mapper
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import InstanceDriver, InstanceEpisodeRunner, InstanceError
     from nc2600.host.games import game_info, resolve_rom
-    from nc2600.host.launcher.policy import init_params
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import init_params
+    from nc2600.host.episodes.calibration import calibration_observations
     from nc2600.hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(open(path, "rb").read())
@@ -164,7 +165,8 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
         # cycles per frame as colour clocks per frame (and projects the three-colour-clock case from them)
         engine = {"colour_clocks": 1, **({"engine": "lane"} if array is None
                                                    else {"engine": "array", "rows": array[0], "cols": array[1]})}
-        runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
+        runner = InstanceEpisodeRunner(InstanceDriver(InstanceSim(info.screen_height, info.display, **engine)), name,
+                                       path,
                                      frame_skip, frames, restore=False, hide=False)
         ep = runner.run(seed, qp)
     except (InstanceError, RuntimeError, ValueError) as exc:
@@ -261,7 +263,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
                  array=array)
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
         from nc2600.hw.console import generate as console_verilog
-        from nc2600.hwtools.timing import cached_pnr
+        from nc2600.hwtools.ecp5_pnr import cached_pnr
         consoles = console_verilog()
         inp.console_pnr = cached_pnr("console_cc1", consoles["console_cc1.v"])
         inp.console3_pnr = cached_pnr("console_cc3", consoles["console_cc3.v"])

@@ -13,7 +13,8 @@ _CC = {1: "one colour clock per clock", 3: "three colour clocks per clock"}
 def bench_host(r: dict) -> list[tuple]:
     """``nc2600 bench host``: raw ALE frames/s per core, the loop's frames/s and their ratio."""
     where = f"{r['game']}, {r['workers']} workers x {r['envs_per_block']} instances per block"
-    return [("raw ALE frames/s per core", r["raw_fps_per_core"], "frames/s", f"{r['game']}, frame skip 1, no screen fetch"),
+    return [("raw ALE frames/s per core", r["raw_fps_per_core"], "frames/s",
+             f"{r['game']}, frame skip 1, no screen fetch"),
             (f"evaluation loop frames/s, {r['workers']} workers, {r['policy']}", r["loop_fps"], "frames/s", where),
             (f"evaluation loop wall ratio to raw ALE, {r['policy']}", r["ratio"], "",
              f"{where}; CPU ratio {r['cpu_ratio']}; {r['loop_cpu_us_per_frame']} us CPU per frame; "
@@ -103,7 +104,8 @@ def synth(rep: dict) -> list[tuple]:
                     f"{res['carry4']} CARRY4; {d['levels']} levels"))
         t = d.get("timed") or {}
         if t.get("mhz"):
-            out.append((f"{name} timed estimate on xc7", t["mhz"], "MHz (estimate)", f"{t['ns']} ns, {t['levels']} levels"))
+            out.append((f"{name} timed estimate on xc7", t["mhz"], "MHz (estimate)",
+                        f"{t['ns']} ns, {t['levels']} levels"))
     for name, p in (rep.get("pnr") or {}).items():
         if p.get("fmax_mhz") and str(p.get("device", "")).startswith("LIFCL"):
             ripup = ", timing-driven rip-up" if p.get("tmg_ripup") else ""
@@ -123,7 +125,8 @@ def _nexus_notes(p: dict) -> str:
     used = ", ".join(f"{util[k][0]:,} {what}" for k, what in (("OXIDE_COMB", "logic cells"), ("OXIDE_FF", "FF"),
                                                                ("OXIDE_EBR", "EBR")) if k in util)
     carry = f"carry {p.get('carry')}" + (f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
-    router = f"router {p.get('router') or 'router2'}" + (" with timing-driven rip-up (--tmg-ripup)" if p.get("tmg_ripup")
+    router = f"router {p.get('router') or 'router2'}" + (" with timing-driven rip-up (--tmg-ripup)"
+                                                         if p.get("tmg_ripup")
                                                           else "") + (
         f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
     path = (f"critical path {cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic "

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nc2600.host.report.throughput import (DERIVED, KINDS, MISSING, NTSC_COLOUR_CLOCKS, PUBLISHED, PUBLISHED_CEILING_FPS,
+from nc2600.host.report.throughput import (DERIVED, KINDS, MISSING, NTSC_COLOUR_CLOCKS, PUBLISHED,
+                                           PUBLISHED_CEILING_FPS,
                                     PUBLISHED_FABRIC_FPS, RTL, Inputs, compute, like_for_like_table)
 
 
@@ -65,7 +66,8 @@ def plots(result: dict, inp: Inputs, out: Path) -> dict[str, str]:
         fig.savefig(out / "decision_cycles.png", dpi=100)
         plt.close(fig)
         made["decision_cycles.png"] = ("where one decision's cycles go (serial: the console waits for the decision"
-                                       + ("; 'nominal frame': NTSC 262 x 228 colour clocks, for a game whose console RTL "
+                                       + ("; 'nominal frame': NTSC 262 x 228 colour clocks, for a game whose console "
+                                          "RTL "
                                           "is missing" if any(per[g]["nominal_frame"] for g in games) else "") + ")")
     bars = [(f"{g}: {case}", m) for g, r in per.items() for case, m in (r["mesh"] or {}).items()]
     if bars:

@@ -276,7 +276,8 @@ def readme_text(readme: str, areas: dict[str, list[dict]]) -> str:
     i, j = readme.find(README_BEGIN), readme.find(README_END)
     if i < 0 or j < i:
         return readme
-    return readme[:i + len(README_BEGIN)] + "\n" + "\n".join(like_for_like_lines(areas, links=False)) + "\n" + readme[j:]
+    return readme[:i + len(README_BEGIN)] + "\n" + "\n".join(like_for_like_lines(areas,
+                                                                                 links=False)) + "\n" + readme[j:]
 
 
 def append(path, records) -> None:
@@ -414,9 +415,11 @@ def lockstep_summary(folder) -> list[str]:
         cc = head.get("colour_clocks", 1)
         lines += [f"### Lockstep sweep: `docs/{p.parent.name}/{p.name}`", "",
                   f"Console RTL build `{head.get('rtl', '?')}`, {_WORDS.get(cc, cc)} colour "
-                  f"clock{'s' if cc != 1 else ''} per clock, {format_value(head.get('frames', 0))} frames per game, actions "
-                  f"{head.get('actions', '?')} (seed {head.get('seed', '?')}), ale-py {head.get('ale_py', '?')}: "
-                  f"**{exact} of {len(games)} games exact** (RIOT RAM, SuperChip RAM and screen after every frame).", "",
+                  f"clock{'s' if cc != 1 else ''} per clock, {format_value(head.get('frames', 0))} frames per game, "
+                  f"actions {head.get('actions', '?')} (seed {head.get('seed', '?')}), "
+                  f"ale-py {head.get('ale_py', '?')}: "
+                  f"**{exact} of {len(games)} games exact** (RIOT RAM, SuperChip RAM and screen after every frame).",
+                  "",
                   "| mapper | games | exact | not exact | games |", "|---|---|---|---|---|"]
         by_mapper: dict[str, list[dict]] = {}
         for g in games:
@@ -448,15 +451,16 @@ def instance_lockstep_summary(folder) -> list[str]:
                   f"{_WORDS.get(cc, cc)} colour clock{'s' if cc != 1 else ''} per clock, at least "
                   f"{format_value(head.get('frames', 0))} frames per game (episodes capped at "
                   f"{format_value(head.get('episode_frames', 0))}), network seed {head.get('seed', '?')}, calibration "
-                  f"seed {head.get('calib_seed', '?')}, ale-py {head.get('ale_py', '?')}: **{exact} of {len(games)} games "
-                  f"exact** over {format_value(frames)} frames (every frame's phase, decision, action, reward, lives "
-                  f"and game over against ALE int8); {len(games)} of the 104 games run.", ""]
+                  f"seed {head.get('calib_seed', '?')}, ale-py {head.get('ale_py', '?')}: **{exact} of {len(games)} "
+                  f"games exact** over {format_value(frames)} frames (every frame's phase, decision, action, reward, "
+                  f"lives and game over against ALE int8); {len(games)} of the 104 games run.", ""]
         bad = [g for g in games if not g.get("match")]
         if bad:
             lines += ["| game | first difference |", "|---|---|"]
             for g in sorted(bad, key=lambda g: g["game"]):
                 d = g.get("first_difference") or {}
-                what = ", ".join(f"{k} {v.get('instance')} (ALE {v.get('ale')})" for k, v in d.get("fields", {}).items())
+                what = ", ".join(f"{k} {v.get('instance')} (ALE {v.get('ale')})" for k,
+                                 v in d.get("fields", {}).items())
                 lines.append(f"| {g['game']} | episode {d.get('episode_seed')}, frame {d.get('frame')}, decision "
                              f"{d.get('decision')}, {d.get('phase')}: {what} |")
             lines.append("")
@@ -520,7 +524,8 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
             out += facts + [""]
             older = [r for _, r in items[1:]]
             if older:
-                out += ["<details>", f"<summary>{len(older)} earlier record{'s' if len(older) > 1 else ''}</summary>", "",
+                out += ["<details>", f"<summary>{len(older)} earlier record{'s' if len(older) > 1 else ''}</summary>",
+                        "",
                         "| date | value | label | commit | machine | command | notes |",
                         "|---|---|---|---|---|---|---|"]
                 for r in older:

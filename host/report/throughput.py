@@ -115,7 +115,7 @@ class Inputs:
     frames: int = 400
     seed: int = 0
     mesh: dict = field(default_factory=dict)   # game -> nc2600.mesh_sim.project.simulate report
-    console_pnr: dict | None = None            # nc2600.hwtools.timing.pnr_block of the console's current Verilog
+    console_pnr: dict | None = None            # nc2600.hwtools.ecp5_pnr.pnr_block of the console's current Verilog
     console_pnr_missing: str = ""
     console3_pnr: dict | None = None           # the same for the three-colour-clock console (console_cc3)
     console3_pnr_missing: str = ""
@@ -198,7 +198,9 @@ def _inference_model(inp: Inputs, n_actions: int) -> tuple[int, str, str, str]:
 def _stall_words(mode: str, cyc: dict) -> str:
     """Before a decision path's terms in a frames/s source: nothing for ``serial`` (the terms are
     added), the stall they cause beyond the emulation for ``pipelined`` (:func:`decision_cycles`)."""
-    return "" if mode == "serial" else f"the decision path's stall beyond the emulation, {cyc['stall_pipelined']:,.0f}, of "
+    if mode == "serial":
+        return ""
+    return f"the decision path's stall beyond the emulation, {cyc['stall_pipelined']:,.0f}, of "
 
 
 def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
@@ -262,9 +264,10 @@ def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
         o = mesh["options"]
         ours_fab = Figure(sect, f"fabric projection at {mhz:g} MHz, headline regime (mesh_sim)", g.game,
                           mesh["projected_fps"], "frames/s", MODEL,
-                          f"mesh_sim, {mesh['topology']['instances']} instances at {mhz:g} MHz, three colour clocks per "
-                          f"clock, {o['colour_clocks_per_frame']} clocks per frame and {o['inference_cycles']} cycles per "
-                          f"decision the console waits ({o.get('timing_source')}), headline regime",
+                          f"mesh_sim, {mesh['topology']['instances']} instances at {mhz:g} MHz, three colour clocks "
+                          f"per clock, {o['colour_clocks_per_frame']} clocks per frame and "
+                          f"{o['inference_cycles']} cycles per decision the console waits ({o.get('timing_source')}), "
+                          "headline regime",
                           f"nc2600 mesh --generations {o['generations']} --episode-steps {o['episode_steps']} "
                           f"--elite-episodes {o['elite_episodes']} --clock-mhz {cli_number(mhz)} --colour-clocks 3 "
                           f"--colour-clocks-per-frame {o['colour_clocks_per_frame']} --inference-cycles "
@@ -309,7 +312,8 @@ def compute(inp: Inputs) -> dict:
     else:
         figs.append(Figure(sect_rtl, f"action-select latency ({ACTION_SELECT_LANES} lanes)", None,
                            int(inp.action_select_latency), "cycles", RTL,
-                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to chosen.valid",
+                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to "
+                           "chosen.valid",
                            "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
     pnr = inp.console_pnr
     pnr_cmd = "nc2600 synth --block console_cc1 --pnr"
@@ -326,12 +330,14 @@ def compute(inp: Inputs) -> dict:
     pnr3_cmd = "nc2600 synth --block console_cc3 --pnr"
     if pnr3 is None:
         figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85)", None, None, "MHz",
-                           MISSING, inp.console3_pnr_missing or f"no place-and-route result for this console ({pnr3_cmd})"))
+                           MISSING,
+                           inp.console3_pnr_missing or f"no place-and-route result for this console ({pnr3_cmd})"))
     else:
         cp = pnr3.get("critical_path") or {}
         figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85; not the Zynq-7045)",
                            None, float(pnr3["fmax_mhz"]), "MHz", PNR,
-                           f"console_cc3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
+                           f"console_cc3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed "
+                           f"{pnr3['speed']}, "
                            f"seed {pnr3['seed']}; critical path {cp.get('from')} -> {cp.get('to')}, "
                            f"{cp.get('delay_ns')} ns", pnr3_cmd))
     nexus = {}    # block -> the seed-1 (else first) LIFCL-40 result
@@ -345,7 +351,8 @@ def compute(inp: Inputs) -> dict:
             continue
         r = nexus[block] = min(results, key=lambda x: x["seed"] != 1)
         cp = r.get("critical_path") or {}
-        figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax (place and route, speed 9, 28 nm; a proxy, not the XC7Z045)",
+        figs.append(Figure(sect_rtl,
+                           f"LIFCL-40: {what} Fmax (place and route, speed 9, 28 nm; a proxy, not the XC7Z045)",
                            None, float(r["fmax_mhz"]), "MHz", PNR_NEXUS,
                            f"nextpnr-nexus on {r['device']}, seed {r['seed']}, carry {r['carry']}"
                            f"{', router2 with timing-driven rip-up' if r.get('tmg_ripup') else ''}; critical path "
@@ -397,7 +404,8 @@ def compute(inp: Inputs) -> dict:
                            f"python -c \"from {model_fn.rsplit('.', 1)[0]} import inference_cycles as c; "
                            f"print(c({model_args}))\""))
         emu_fps = clock_hz / ccpf
-        figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps, "frames/s",
+        figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps,
+                           "frames/s",
                            DERIVED if ccpf_kind == RTL else MODEL,
                            f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
                            f"nc2600 report --game {g.game} --clock-mhz {cli_number(inp.clock_mhz)}"))
@@ -416,7 +424,8 @@ def compute(inp: Inputs) -> dict:
                                f"proxy device, not the Zynq-7045) / ({ccpf:,.1f} colour clocks per frame / 3 "
                                "colour clocks per clock)", pnr3_cmd))
             if pnr is not None:
-                figs.append(Figure(sect_inst, "three vs one colour clock per clock, frames/s at each one's ECP5-85 Fmax",
+                figs.append(Figure(sect_inst,
+                                   "three vs one colour clock per clock, frames/s at each one's ECP5-85 Fmax",
                                    g.game, pnr3["fmax_mhz"] * 3 / pnr["fmax_mhz"], "x",
                                    DERIVED if ccpf_kind == RTL else MODEL,
                                    f"3 x {pnr3['fmax_mhz']:g} MHz / {pnr['fmax_mhz']:g} MHz (emulation only; the same "
@@ -438,7 +447,8 @@ def compute(inp: Inputs) -> dict:
                         f"({ccpf:,.1f} colour clocks per frame / {ccpc} colour clocks per clock)"))
             if dev != "ECP5-85":      # the ECP5 per-instance figures are above, under their own names
                 figs.append(Figure(sect_inst, f"frames/s per instance at the {what}'s {dev} Fmax, "
-                                   f"{r['fmax_mhz']:g} MHz (emulation only)", g.game, fps, "frames/s", kind, basis, cmd))
+                                   f"{r['fmax_mhz']:g} MHz (emulation only)", g.game, fps, "frames/s", kind, basis,
+                                   cmd))
             figs.append(Figure(sect_inst, f"frames/s per device ({INSTANCES_PER_DEVICE} instances) at the {what}'s "
                                f"{dev} Fmax, {r['fmax_mhz']:g} MHz (emulation only)", g.game,
                                INSTANCES_PER_DEVICE * fps, "frames/s", kind,

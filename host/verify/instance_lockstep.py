@@ -51,11 +51,11 @@ CALIBRATION_OBSERVATIONS = 32
 
 def sweep_policy(rom_path, n_actions: int, seed: int, calib_seed: int, episode_frames: int):
     """The seeded network of a game: ``init_params(seed)`` (LeCun normal weights, zero biases;
-    :func:`nc2600.host.launcher.policy.init_params`) with the last layer's biases set to minus the mean
+    :func:`nc2600.host.episodes.policy.init_params`) with the last layer's biases set to minus the mean
     float action values on the calibration observations, so that the decisions follow what
     changes on the screen (an untrained network's outputs are nearly constant in games where
     little of the screen moves), quantised to int8 on those observations exactly as
-    ``nc2600 run --policy int8`` does (:func:`nc2600.host.launcher.run.calibration_observations`, run seed
+    ``nc2600 run --policy int8`` does (:func:`nc2600.host.episodes.calibration.calibration_observations`, run seed
     ``calib_seed``, 32 observations).
 
     Returns:
@@ -65,8 +65,8 @@ def sweep_policy(rom_path, n_actions: int, seed: int, calib_seed: int, episode_f
     """
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.fabric_backend import policy_key
-    from nc2600.host.launcher.policy import forward, init_params, unflatten
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.policy import forward, init_params, unflatten
+    from nc2600.host.episodes.calibration import calibration_observations
     calib = calibration_observations(rom_path, FRAME_SKIP, episode_frames, calib_seed, CALIBRATION_OBSERVATIONS)
     flat = init_params(seed, n_actions)
     p = unflatten(flat[None], n_actions)

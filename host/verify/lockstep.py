@@ -25,37 +25,11 @@ import time
 from pathlib import Path
 
 from nc2600.host.errors import UserError
+from nc2600.host.inputs import load_action_file
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
 #: Upper bound of ``--frames`` (about 9 days of 2600 time; keeps allocations bounded).
 MAX_FRAMES = 50_000_000
-
-
-def load_action_file(spec: str, others: str = "random, noop or "):
-    """``(n,)`` int64 ALE action ids from a ``.npy`` file (``lockstep`` and ``rtl-play``).
-    ``others``: the other values the command's ``--actions`` takes, for the message
-    (``""`` for ``rtl-play``, which takes a file only).
-
-    Raises:
-        UserError: unless it holds a non-empty 1-D integer array of values 0..17.
-    """
-    import numpy as np
-    p = Path(spec)
-    if not spec or not p.is_file():
-        raise UserError(f"--actions: {spec!r} is not {others}an existing .npy file")
-    try:
-        with open(p, "rb") as fh:
-            if fh.read(6) != b"\x93NUMPY":          # the .npy magic (NumPy format, version 1-3)
-                raise UserError(f"--actions: {spec} is not a .npy file (save one with numpy.save)")
-        a = np.load(p, allow_pickle=False)
-    except UserError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - any load failure is bad input
-        raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
-            or a.min() < 0 or a.max() > 17:
-        raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")
-    return a.astype(np.int64)
 
 
 def action_sequence(spec: str, n: int, minimal: list[int], seed: int):
@@ -212,7 +186,7 @@ def run_identity(frames: int, seed: int, actions: str, colour_clocks: int = DEFA
     action file by the SHA-256 of its action array) and the ale-py version.
 
     Raises:
-        UserError: a bad action file (:func:`load_action_file`).
+        UserError: a bad action file (:func:`nc2600.host.inputs.load_action_file`).
     """
     import hashlib
     from importlib.metadata import version
@@ -339,7 +313,8 @@ class ResultsFile:
         self.identity = identity = identity() if callable(identity) else identity
         if head != identity:
             diff = ", ".join(f"{k} {head.get(k)!r} there, {identity.get(k)!r} now"
-                             for k in [*identity, *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
+                             for k in [*identity,
+                                       *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
             raise UserError(f"--results {self._name!r}: holds another run's results ({diff}); "
                             "give another file")
         self.records = {r["game"]: r for r in recs if not r.get("error")}

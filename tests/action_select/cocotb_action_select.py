@@ -1,4 +1,5 @@
-"""cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against the rule (first maximum, a plain loop).
+"""cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against the rule (first maximum, a
+plain loop).
 
 Run by ``make sim`` (rule 1 of :mod:`nc2600.hwtools.sim`) and by ``test_action_select_cocotb.py`` through the same path.
 """

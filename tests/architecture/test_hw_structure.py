@@ -38,8 +38,8 @@ COMPOSED_OF = {
 
 
 def hw_imports(path: Path) -> list[tuple[str, str | None]]:
-    """``(module, name)`` for every import of an ``hw`` module in ``path``: ``name`` is the
-    imported name of ``from nc2600.hw.X import name`` (None for ``import nc2600.hw.X`` or ``from nc2600.hw import X``)."""
+    """``(module, name)`` for every import of an ``hw`` module in ``path``: ``name`` is the imported name of
+    ``from nc2600.hw.X import name`` (None for ``import nc2600.hw.X`` or ``from nc2600.hw import X``)."""
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -92,7 +92,8 @@ def _resolve(module: str, name: str):
 
 def test_the_walker_sees_known_imports():
     imports = hw_module_imports()
-    assert ("nc2600.hw.tia", None) in imports["nc2600.hw.console"] or ("nc2600.hw.tia", "Tia") in imports["nc2600.hw.console"]
+    assert ("nc2600.hw.tia", None) in imports["nc2600.hw.console"] or ("nc2600.hw.tia",
+                                                                       "Tia") in imports["nc2600.hw.console"]
     assert ("nc2600.hw.interfaces", "ObservationReadSignature") in imports["nc2600.hw.policy_engine"]
 
 
@@ -108,23 +109,28 @@ def test_the_checks_fail_on_bad_imports():
     """Hand-made import lists: a Signature, a signature function and a layout taken from a block's
     module are reported, a block imported by a module not composed of it too."""
     imports = {
-        "nc2600.hw.action_select": [("nc2600.hw.policy_engine", "PolicyEngine"), ("nc2600.hw.interfaces", "action_values_signature")],
+        "nc2600.hw.action_select": [("nc2600.hw.policy_engine", "PolicyEngine"),
+                                    ("nc2600.hw.interfaces", "action_values_signature")],
         "nc2600.hw.frame_skip": [("nc2600.hw.console", "FrameSignature"), ("nc2600.hw.counters", "count_clocks")],
         "nc2600.hw.preprocessor": [("nc2600.hw.policy_engine", "action_values_layout")],
     }
     objects = {("nc2600.hw.policy_engine", "PolicyEngine"): object, ("nc2600.hw.console", "FrameSignature"):
-               wiring.Signature({"a": wiring.Out(1)}), ("nc2600.hw.policy_engine", "action_values_layout"): lambda: None,
-               ("nc2600.hw.interfaces", "action_values_signature"): lambda: None, ("nc2600.hw.counters", "count_clocks"): lambda: None}
+               wiring.Signature({"a": wiring.Out(1)}),
+               ("nc2600.hw.policy_engine", "action_values_layout"): lambda: None,
+               ("nc2600.hw.interfaces", "action_values_signature"): lambda: None,
+               ("nc2600.hw.counters", "count_clocks"): lambda: None}
     assert interface_violations(imports, lambda m, n: objects[(m, n)]) == [
         "nc2600.hw.frame_skip imports the interface FrameSignature from the block module nc2600.hw.console",
-        "nc2600.hw.preprocessor imports the interface action_values_layout from the block module nc2600.hw.policy_engine",
+        "nc2600.hw.preprocessor imports the interface action_values_layout from the block module "
+        "nc2600.hw.policy_engine",
     ]
     assert composition_violations(imports) == [
         "nc2600.hw.action_select imports the block module nc2600.hw.policy_engine",
         "nc2600.hw.frame_skip imports the block module nc2600.hw.console",
         "nc2600.hw.preprocessor imports the block module nc2600.hw.policy_engine",
     ]
-    assert composition_violations({"nc2600.hw.console": [("nc2600.hw.tia", "Tia"), ("nc2600.hw.cartridge", "Cartridge")]}) == []
+    assert composition_violations({"nc2600.hw.console": [("nc2600.hw.tia", "Tia"),
+                                                         ("nc2600.hw.cartridge", "Cartridge")]}) == []
 
 
 #: the longest a function or method in ``hw/`` may be, in source lines (its ``def`` to its last line)
@@ -162,5 +168,6 @@ def test_the_length_check_fails_on_a_long_method(tmp_path):
     pkg = tmp_path / "hw"
     pkg.mkdir()
     body = "\n".join("        x = 1" for _ in range(149))
-    (pkg / "block.py").write_text(f"class Block:\n    def short(self):\n{body}\n\n    def long(self):\n{body}\n        x = 2\n")
+    (pkg / "block.py").write_text(f"class Block:\n    def short(self):\n{body}\n\n    def long(self):\n{body}\n        "
+                                  "x = 2\n")
     assert long_functions(pkg) == {"hw/block.py:Block.long": 151}

@@ -54,7 +54,7 @@ def _stub(*args, **kwargs):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The files the cases point at."""
-    from nc2600.host.launcher.policy import init_params, n_params
+    from nc2600.host.episodes.policy import init_params, n_params
     from nc2600.host.launcher.run import RunConfig
     import dataclasses
     root = tmp_path_factory.mktemp("fuzzworld")

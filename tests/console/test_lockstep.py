@@ -74,7 +74,8 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[0] for ln in out[1:3]] == ["boxing", "seaquest"]
     assert out[1].split()[1:4] == ["2K", "20", "exact"] and out[2].split()[1:4] == ["4K", "20", "exact"]
-    assert out[-1] == "2/2 games exact for their compared frames (console RTL: three colour clocks per clock (rtl/console_cc3.v))"
+    assert out[-1] == ("2/2 games exact for their compared frames "
+                       "(console RTL: three colour clocks per clock (rtl/console_cc3.v))")
     # an unknown name anywhere in the list: one-line error, exit 2, before any game runs
     assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
     captured = capsys.readouterr()
@@ -152,7 +153,9 @@ def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
         assert np.array_equal(screens[f], ale.getScreen()), f
     np.save(tmp_path / "b.npy", acts[:7])
     assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "b.npy"), "--out", str(out)]) == 0
-    assert len(np.load(out / "ram.npy")) == len(np.load(out / "screens.npy")) == len(np.load(out / "colour_clocks.npy")) == 7
+    lengths = [len(np.load(out / name)) for name in ("ram.npy", "screens.npy", "colour_clocks.npy")]
+    assert lengths == [7, 7, 7]
     assert sorted(p.name for p in out.iterdir()) == ["colour_clocks.npy", "ram.npy", "screens.npy"]
     # an output path that is a file: one-line error, exit 2
-    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "b.npy"), "--out", str(tmp_path / "a.npy")]) == 2
+    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "b.npy"), "--out",
+                 str(tmp_path / "a.npy")]) == 2

@@ -1,9 +1,8 @@
 """``Cpu6507(addr_probe=True)``: ``addr_next``/``rw_next``/``write_next`` before a clock edge must equal
-``addr``/``rw``/(R/W low and not ``dummy``) after it, at every edge, whatever the core does: random read data at every clock (so every
-opcode, addressing mode, branch and page crossing the data leads to), random ``ce`` and ``rdy``
-holds, and state loads (which also restart a jammed core). The oracle is the core's own bus one
-clock later; a mutation of the probe (the address latch or S not probed, ``advance`` ignored, the
-load not seen) makes it fail.
+``addr``/``rw``/(R/W low and not ``dummy``) after it, at every edge, whatever the core does: random read data at every
+clock (so every opcode, addressing mode, branch and page crossing the data leads to), random ``ce`` and ``rdy`` holds,
+and state loads (which also restart a jammed core). The oracle is the core's own bus one clock later; a mutation of the
+probe (the address latch or S not probed, ``advance`` ignored, the load not seen) makes it fail.
 
 Amaranth's simulator runs the core (the three-colour-clock console's configuration: one cycle per
 clock, operations over two clocks; and staged one clock, and not staged). A directed case: TXS then

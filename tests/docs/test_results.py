@@ -57,7 +57,8 @@ def test_one_current_lockstep_record_per_console_configuration():
 
 
 def _rec(value, date, **kw):
-    base = dict(command="nc2600 bench host", commit_id="abc", machine_info={"cpu": "X", "cores": 2, "load_average": [1.0]},
+    base = dict(command="nc2600 bench host", commit_id="abc",
+                machine_info={"cpu": "X", "cores": 2, "load_average": [1.0]},
                 date=date)
     base.update(kw)
     return results.record("loop frames/s", value, "frames/s", "measured", **base)
@@ -125,7 +126,8 @@ def test_record_option_on_games_verify_and_lockstep(tmp_path):
 
 def test_synth_and_bench_figures_from_their_reports():
     from nc2600.host.report import record_figures as rf
-    rep = {"blocks": {"console": {"resources": {"luts": 4910, "lutram": 0, "ff": 1623, "bram36": 4, "dsp": 0, "carry4": 9},
+    rep = {"blocks": {"console": {"resources": {"luts": 4910, "lutram": 0, "ff": 1623, "bram36": 4, "dsp": 0,
+                                                "carry4": 9},
                                   "depth": {"levels": 10, "timed": {"mhz": 142.9, "ns": 7.0, "levels": 10}}}},
            "pnr": {"console": {"fmax_mhz": 66.6}}}
     assert [(f[0], f[1], f[2]) for f in rf.synth(rep)] == [

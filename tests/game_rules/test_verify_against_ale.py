@@ -65,7 +65,8 @@ def test_cli_unknown_game_is_one_line_exit_2():
         "nc2600: error: unknown game 'no_such_game'; did you mean name_this_game, lost_luggage?"]
     proc = _nc2600("games", "verify", "--game", "pongg")
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["nc2600: error: unknown game 'pongg'; did you mean pong, pooyan, boxing?"]
+    assert proc.stderr.strip().splitlines() == ["nc2600: error: unknown game 'pongg'; did you mean pong, pooyan, "
+                                                "boxing?"]
 
 
 def test_cli_needs_a_selection_and_valid_frames():

@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from nc2600.host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch, centered_ranks, select_elite, truncation_order
+from nc2600.host.launcher.algorithms import (DeepGA, OpenAIES, RandomSearch, centered_ranks, select_elite,
+                                             truncation_order)
 from nc2600.host.launcher.noise import NoiseTable, genome_params
-from nc2600.host.launcher.policy import init_params, n_params
+from nc2600.host.episodes.policy import init_params, n_params
 
 A = 4
 

@@ -1,4 +1,4 @@
-"""``--array RxC``: one parser (:func:`nc2600.host.errors.array_shape`) for mesh, report, instance-play and
+"""``--array RxC``: one parser (:func:`nc2600.host.cli_types.array_shape`) for mesh, report, instance-play and
 synth; bad text is one line and exit 2 at parse time, good text is ``(rows, cols)``."""
 import argparse
 
@@ -63,7 +63,7 @@ def test_good_array_text_parses_to_rows_cols(cmd, text, shape):
 
 def test_array_shape_is_the_engine_rule_for_some_network():
     from nc2600.hls_models.policy_array import check_shape
-    from nc2600.host.errors import array_shape
+    from nc2600.host.cli_types import array_shape
     with pytest.raises(ValueError):
         check_shape(64, 16, "small")           # the small network's dense layer: 2,592 inputs
     assert array_shape("64x16") == check_shape(64, 16, "nature") == (64, 16)

@@ -24,7 +24,8 @@ def test_unknown_game_suggests_close_names(tmp_path):
 
 
 def test_unreadable_rom(tmp_path):
-    one_line_exit_2(nc2600("run", "--rom", str(tmp_path / "missing.bin"), "--out", str(tmp_path / "x")), "cannot read ROM")
+    one_line_exit_2(nc2600("run", "--rom", str(tmp_path / "missing.bin"), "--out", str(tmp_path / "x")),
+                    "cannot read ROM")
 
 
 def test_wrong_size_rom(tmp_path):
@@ -160,7 +161,7 @@ def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
 
 def _pong_params(tmp_path, value, dtype):
     import numpy as np
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     path = tmp_path / "p.npy"
     np.save(path, np.full(n_params(6), value, dtype))
     return path
@@ -168,7 +169,7 @@ def _pong_params(tmp_path, value, dtype):
 
 @pytest.mark.parametrize("value,dtype", [(float("nan"), "float32"), (float("inf"), "float32"), (1e300, "float64")])
 def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     n = n_params(6)
     path = _pong_params(tmp_path, value, dtype)
     one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path)),
@@ -178,7 +179,8 @@ def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
 @pytest.mark.parametrize("extra,message", [
     (["--engine", "lane", "--array", "8x8"], "--array applies to the array engine, not --engine lane"),
     (["--array", "16by16"], "--array: expected ROWSxCOLS, e.g. 16x16, got '16by16'"),
-    (["--array", "4x4", "--colour-clocks", "3"], "--array: three pixels per cycle need stack words of two or more columns"),
+    (["--array", "4x4", "--colour-clocks", "3"],
+     "--array: three pixels per cycle need stack words of two or more columns"),
 ])
 def test_instance_play_engine_options(tmp_path, extra, message):
     """The array engine is the default; its shape is checked against the word stack before any

@@ -1,11 +1,10 @@
 """``--cluster ray`` (host/cluster/): same results as the local backend, faults, bad input.
 
-The oracle is the local backend (``nc2600.host.launcher.local_pool.LocalPoolEvaluator`` / ``--cluster local``) on the same
-seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl``
-must be identical, also when an evaluator actor is killed with SIGKILL mid-generation.
-The Ray clusters here are two-node ``ray.cluster_utils.Cluster`` instances on this machine
-(one CPU per node, small object stores, no dashboard), started once for the module; each test
-finds it with no driver connected and both CPUs free.
+The oracle is the local backend (``nc2600.host.launcher.local_pool.LocalPoolEvaluator`` / ``--cluster local``) on the
+same seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl`` must be identical,
+also when an evaluator actor is killed with SIGKILL mid-generation. The Ray clusters here are two-node
+``ray.cluster_utils.Cluster`` instances on this machine (one CPU per node, small object stores, no dashboard), started
+once for the module; each test finds it with no driver connected and both CPUs free.
 
 The runs play Space Invaders with a 300-frame cap, where the episodes score and differ (and every
 line of ``episodes.jsonl`` holds the CRC-32 of the episode's actions): an evaluator that swapped
@@ -336,7 +335,8 @@ def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path
     into the user's home (token authentication on by default); nc2600 gives the embedded
     instance its own token instead. SIGTERM to the process group the command was started in (the
     supervisor, which forwards it to the driver; Ray's daemons are in the driver's own group:
-    ``nc2600.host.cluster.supervisor.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
+    ``nc2600.host.cluster.supervisor.supervised_driver``) ends the run with the SIGTERM line, the resume hint
+    and 130."""
     import time
     home, out = tmp_path / "home", tmp_path / "run"
     home.mkdir()

@@ -5,7 +5,7 @@ import numpy as np
 
 from nc2600.host.launcher.algorithms import DeepGA, SeedListIndividuals
 from nc2600.host.launcher.noise import GenomeBuilder, NoiseTable, genome_params
-from nc2600.host.launcher.policy import n_params
+from nc2600.host.episodes.policy import n_params
 
 
 def test_rebuilt_genomes_equal_the_ga_vectors_with_any_cache():

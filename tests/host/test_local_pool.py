@@ -18,7 +18,7 @@ def _rom():
 
 
 def _params(n_actions: int):
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     table = [init_params(s, n_actions) for s in (11, 12, 13)]
     return lambda i: table[i % 3]
 
@@ -109,7 +109,7 @@ def test_slot_range_views_equal_the_full_batch(policy, network):
     """``act(obs, slice(a, b))`` (what a worker runs over a range of running slots) equals the
     full batch's actions for those slots, for every slot class."""
     from nc2600.hls_models.networks import n_params
-    from nc2600.host.launcher.policy import init_network_params, make_slot_weights
+    from nc2600.host.episodes.policy import init_network_params, make_slot_weights
     rng = np.random.default_rng(3)
     n_slots, n_actions = 5, 6
     obs = rng.integers(0, 256, (n_slots, 4, 84, 84), dtype=np.uint8)

@@ -101,7 +101,7 @@ def test_int8_same_fitness_any_worker_count(tmp_path):
 
 def test_nature_slot_values_do_not_depend_on_the_batch():
     from nc2600.hls_models.policy_int8 import quantize_network
-    from nc2600.host.launcher.policy import NetworkSlotWeights, init_network_params
+    from nc2600.host.episodes.policy import NetworkSlotWeights, init_network_params
     from nc2600.host.launcher.policy_int8 import Int8NetworkSlots
     rng = np.random.default_rng(4)
     obs = rng.integers(0, 256, (3, 4, 84, 84), dtype=np.uint8)

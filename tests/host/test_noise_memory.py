@@ -63,8 +63,9 @@ def test_the_embedded_rays_node_actor_is_counted():
 
 
 def test_a_table_larger_than_the_memory_is_refused_naming_it(monkeypatch):
-    from nc2600.host import errors
+    from nc2600.host import resources
+    from nc2600.host.errors import UserError
     cfg = RunConfig(noise_table_size=1 << 32, workers=1)     # 16 GiB of float32
-    monkeypatch.setattr(errors, "available_memory", lambda: 8 << 30)
-    with pytest.raises(errors.UserError, match=r"largest part: noise table, 16\.0 GiB\) needs .* 8\.0 GiB available"):
+    monkeypatch.setattr(resources, "available_memory", lambda: 8 << 30)
+    with pytest.raises(UserError, match=r"largest part: noise table, 16\.0 GiB\) needs .* 8\.0 GiB available"):
         cfg.check_memory()

@@ -5,7 +5,8 @@ import ale_py.roms  # noqa: F401  (submodule)
 import numpy as np
 import pytest
 
-from nc2600.host.episodes.ale_oracle import ALE_FRAME_SKIP, RANDOM_SEED, REPEAT_ACTION_PROBABILITY, open_ale, superchip_ram
+from nc2600.host.episodes.ale_oracle import (ALE_FRAME_SKIP, RANDOM_SEED, REPEAT_ACTION_PROBABILITY, open_ale,
+                                             superchip_ram)
 
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 

@@ -41,7 +41,7 @@ def rollout(params: np.ndarray, seed: int, episode_frames: int = CAP, act=None) 
     the return and the CRC-32 of the actions (one byte each)."""
     import ale_py.roms
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import n_params, forward_reference
+    from nc2600.host.episodes.policy import n_params, forward_reference
     inst = AleEnv(ale_py.roms.get_rom_path(GAME), 4, 0.0, episode_frames)
     if act is None:
         assert params.size == n_params(inst.n_actions)

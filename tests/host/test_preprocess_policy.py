@@ -8,7 +8,7 @@ import pytest
 from nc2600.hls_models import preprocessor
 from nc2600.host.episodes.ale_oracle import open_ale
 from nc2600.host.episodes.env import AleEnv
-from nc2600.host.launcher.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
+from nc2600.host.episodes.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
 
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 

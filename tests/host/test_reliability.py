@@ -208,7 +208,8 @@ def test_another_out_on_a_live_run_says_it_is_in_use(two_runs, tmp_path):
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
-        one_line_exit_2(nc2600("run", *TINY, "--out", run), f"another nc2600 process (pid {os.getpid()}) is running now")
+        one_line_exit_2(nc2600("run", *TINY, "--out", run),
+                        f"another nc2600 process (pid {os.getpid()}) is running now")
     finally:
         held.release()
     one_line_exit_2(nc2600("run", *TINY, "--out", run), "already holds a run; use --resume")
@@ -247,7 +248,8 @@ def test_no_default_video_into_a_live_runs_folder(two_runs, tmp_path):
     run = _copy(two_runs / "s1", tmp_path / "r")
     held = RunFolder(run).open_existing()
     try:
-        one_line_exit_2(nc2600("play", "--run", run, "--episodes", "1"), f"in use by a running nc2600 (pid {os.getpid()})",
+        one_line_exit_2(nc2600("play", "--run", run, "--episodes", "1"),
+                        f"in use by a running nc2600 (pid {os.getpid()})",
                         "give --video FILE elsewhere, or --no-video")
         import numpy as np
         np.save(tmp_path / "a.npy", np.zeros(3, np.int64))
@@ -288,16 +290,17 @@ def test_worker_counts_beyond_16_per_core_are_refused_before_any_fork():
     import os
     too_many = 16 * (os.cpu_count() or 1) + 1
     for argv in (["bench", "host", "--seconds", "1"], ["run", "--population", "4"]):
-        one_line_exit_2(nc2600(*argv, "--workers", too_many), f"--workers {too_many} starts {too_many:,} worker processes",
+        one_line_exit_2(nc2600(*argv, "--workers", too_many),
+                        f"--workers {too_many} starts {too_many:,} worker processes",
                         "16 per core")
 
 
-#: The CLI in a child whose :func:`nc2600.host.errors.available_memory` reports ``argv[1]`` bytes.
+#: The CLI in a child whose :func:`nc2600.host.resources.available_memory` reports ``argv[1]`` bytes.
 MEMORY_CHILD = """
 import runpy, sys
-import nc2600.host.errors as errors
+import nc2600.host.resources as resources
 have = int(sys.argv.pop(1))
-errors.available_memory = lambda: have
+resources.available_memory = lambda: have
 sys.argv[0] = "nc2600"
 runpy.run_module("nc2600.host.cli", run_name="__main__")
 """
@@ -306,7 +309,7 @@ runpy.run_module("nc2600.host.cli", run_name="__main__")
 def test_bench_host_checks_memory():
     """``bench host`` refuses, before it starts a worker, a configuration that needs one byte more
     than the memory available (reported to the child as that figure, whatever this machine holds)."""
-    from nc2600.host.errors import human_bytes
+    from nc2600.host.resources import human_bytes
     from nc2600.host.launcher.settings import RunConfig
     parts = RunConfig(workers=2, envs_per_block=4096).memory_bytes()
     need = parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"]

@@ -118,7 +118,8 @@ def test_restart_starts_a_damaged_folder_over(run2, tmp_path):
 
 
 def test_restart_takes_no_out_or_resume(run2, tmp_path):
-    one_line_exit_2(nc2600("run", "--restart", run2, "--out", tmp_path / "x"), "give one of --out, --resume and --restart")
+    one_line_exit_2(nc2600("run", "--restart", run2, "--out", tmp_path / "x"),
+                    "give one of --out, --resume and --restart")
     one_line_exit_2(nc2600("run", "--restart", tmp_path / "none"), "config.json missing")
 
 

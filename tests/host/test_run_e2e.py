@@ -126,7 +126,7 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     from nc2600.host.episodes.jobs import Job
     from nc2600.host.launcher.local_pool import LocalPoolEvaluator
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import SlotWeights, init_params
+    from nc2600.host.episodes.policy import SlotWeights, init_params
 
     rom = ale_py.roms.get_rom_path("breakout")
     inst = AleEnv(rom, episode_frames=120)

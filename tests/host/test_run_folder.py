@@ -163,7 +163,8 @@ def test_read_only_folder_is_one_line(tmp_path):
     out.mkdir()
     out.chmod(0o500)
     try:
-        proc = subprocess.run([sys.executable, "-c", READ_ONLY_CHILD, str(out), "run", *TINY, "--out", str(out / "sub")],
+        proc = subprocess.run([sys.executable, "-c", READ_ONLY_CHILD, str(out), "run", *TINY, "--out",
+                               str(out / "sub")],
                               capture_output=True, text=True)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
         assert "Permission denied" in proc.stderr and str(out / "sub") in proc.stderr, proc.stderr
@@ -224,7 +225,8 @@ def test_sigterm_to_the_whole_process_group_is_reported_as_sigterm(tmp_path):
     deaths must not turn the exit into "interrupted" or a second exception: one line naming
     SIGTERM with the resume hint, exit 130, no segment left."""
     out = tmp_path / "grp"
-    args = [sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--workers", "2", "--generations", "50", "--out", str(out)]
+    args = [sys.executable, "-m", "nc2600.host.cli", "run", *TINY, "--workers", "2", "--generations", "50", "--out",
+            str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     _wait_for(out / "checkpoint.npz")
     os.killpg(proc.pid, signal.SIGTERM)

@@ -5,8 +5,8 @@ The moments are made deterministic with Python's own hooks: ``signal.raise_signa
 ``__del__`` (a context where Python prints "Exception ignored" and drops the exception), inside
 an ``os.register_at_fork`` hook (the worker pool's start-up), and inside a suppressed block
 followed by the failure a half-stopped library gives (the video writer). Each test's
-expectation is what the issue measured going wrong: the command went on and exited 0, the
-workers printed tracebacks, a ``ValueError`` traceback and exit 1.
+expectation rules out what a stop can go wrong into: the command going on and exiting 0, the
+workers printing tracebacks, a ``ValueError`` traceback and exit 1.
 """
 from __future__ import annotations
 
@@ -62,12 +62,12 @@ def test_a_sigterm_whose_handler_runs_inside_the_redelivery_hook_is_not_lost():
     hook, must not drop it. Here the handler runs with the hook's flag set, deterministically;
     the command must still stop (exit 130) before its further work is done."""
     proc = _python("""
-        import nc2600.host.errors as errors
+        import nc2600.host.signals as signals
         def body():
             import time
-            errors._IN_HOOK = True                  # the handler runs as if inside the hook
+            signals._IN_HOOK = True                 # the handler runs as if inside the hook
             signal.raise_signal(signal.SIGTERM)
-            errors._IN_HOOK = False
+            signals._IN_HOOK = False
             for _ in range(3000):                   # the command's further work (30 s)
                 time.sleep(0.01)
             print("went on", flush=True)
@@ -141,7 +141,7 @@ RUN = ["--game", "breakout", "--population", "4", "--generations", "1", "--episo
        "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1"]
 
 
-@pytest.mark.parametrize("moment", ["video", "plot"])
+@pytest.mark.parametrize("moment", ["write_elite_gif", "write_fitness_plot"])
 def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, tmp_path):
     """A SIGTERM caught inside a library (here: a suppressing block) that then fails with
     its own error (imageio's "unknown file extension" after its plugin loading was cut):
@@ -151,11 +151,11 @@ def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, t
         import contextlib
         import nc2600.host.launcher.run
         from nc2600.host.cli import main
-        def stopped(self, *args, **kw):
+        def stopped(*args, **kw):
             with contextlib.suppress(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGTERM)
             raise ValueError("unknown file extension: .gif")
-        nc2600.host.launcher.run.Run._{moment} = stopped
+        nc2600.host.launcher.run.{moment} = stopped          # the end-of-run output the run calls
         sys.exit(main(sys.argv[1:]))
     """, "run", *RUN, "--out", out, timeout=300)
     assert proc.returncode == 130, proc.stdout + proc.stderr
@@ -217,7 +217,7 @@ def test_an_ignored_sigint_stays_ignored():
         print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         install_sigterm_handler()
-        from nc2600.host.errors import on_sigint
+        from nc2600.host.signals import on_sigint
         print(signal.getsignal(signal.SIGINT) is on_sigint)
     """)
     assert proc.returncode == 0 and proc.stdout == "True\nTrue\n", proc.stdout + proc.stderr
@@ -228,7 +228,8 @@ def test_the_ray_drivers_handler_also_waits_for_the_import(tmp_path):
     finishes, then the stop: 130, one line."""
     proc = _python(IMPORTING.format(folder=str(tmp_path)).replace(
         "sys.exit(guarded(body))",
-        "from nc2600.host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: guarded(body)))"))
+        "from nc2600.host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: "
+        "guarded(body)))"))
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stdout == "imported True\n"
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
@@ -324,8 +325,8 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
 
 
 def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished_command():
-    """Python restores SIGTERM's default action while it shuts down (measured: a run that had
-    written its summary died with status -15); ``entry`` blocks SIGTERM for the shutdown, so
+    """Python restores SIGTERM's default action while it shuts down (a run that has written its
+    summary would die with status -15); ``entry`` blocks SIGTERM for the shutdown, so
     the finished command exits with its own status and every exit hook runs. An atexit hook
     sends the SIGTERM at that moment."""
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
@@ -358,8 +359,8 @@ def test_a_sigterm_pending_as_the_command_ends_exits_130():
 
 
 def test_after_a_sigterm_a_finaliser_failing_in_its_wake_prints_nothing():
-    """imageio's writer cut short by the SIGTERM failed again in its ``__del__`` and Python
-    printed that traceback after the one line (measured in the 50-moment test)."""
+    """A writer cut short by the SIGTERM (imageio's) can fail again in its ``__del__``; Python
+    would print that traceback after the one line."""
     proc = _python("""
         class Writer:
             def __del__(self):

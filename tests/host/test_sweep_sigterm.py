@@ -1,7 +1,7 @@
 """A local sweep (``nc2600.host.verify.sweep.sweep_imap``, spawned pool workers) stopped by one SIGTERM to its
 process group while one worker is idle: it must end at once with the stop (exit 130), not hang.
-Measured before the fix: the idle worker, killed by SIGTERM's default action while it held the
-pool's task-queue lock, left ``Pool.terminate()`` waiting for that lock until a second signal."""
+The hazard: an idle worker killed by SIGTERM's default action while it holds the pool's
+task-queue lock leaves ``Pool.terminate()`` waiting for that lock until a second signal."""
 import os
 import signal
 import subprocess

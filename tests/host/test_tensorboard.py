@@ -63,7 +63,8 @@ def read_events(folder: Path) -> list[tuple[str, int, dict[str, float]]]:
 
 
 def _lines(n: int, start: int = 0) -> list[dict]:
-    return [{"generation": g, "best": 10.0 + g, "mean": 2.5 * g, "median": g / 3, "elite_score": None if g == 0 else 7.25,
+    return [{"generation": g, "best": 10.0 + g, "mean": 2.5 * g, "median": g / 3,
+             "elite_score": None if g == 0 else 7.25,
              "frames": 1000 * (g + 1), "wall_s": 1.0, "fps": 333.3} for g in range(start, start + n)]
 
 
@@ -138,7 +139,8 @@ def test_a_run_and_its_resume_give_one_curve_equal_to_log_jsonl(tmp_path):
              "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1", "--no-video"]
     out = tmp_path / "run"
     for args in (["--generations", "1", "--out", out], ["--resume", out, "--generations", "3"]):
-        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run", *(small if args[0] != "--resume" else []),
+        proc = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "run",
+                               *(small if args[0] != "--resume" else []),
                                *map(str, args)], capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
     lines = [json.loads(t) for t in (out / "log.jsonl").read_text().splitlines()]

@@ -70,7 +70,8 @@ def _check(game, seed, cap):
     # while the console runs)
     from nc2600.hls_models.console_settings import console_settings
     hidden_runs = sum(k >= 2 for k in runs)
-    assert ep0.cycles["emulation"] - ep.cycles["emulation"] == (3 * hidden_runs if console_settings(game).paddles else 0)
+    paddle_cycles = 3 * hidden_runs if console_settings(game).paddles else 0
+    assert ep0.cycles["emulation"] - ep.cycles["emulation"] == paddle_cycles
     assert ep.cycles["inference"] == ep0.cycles["inference"]
     return ep, firsts
 

@@ -78,7 +78,7 @@ def _policy(rom, n_actions, seed, centred=False):
     where little of the screen moves, e.g. Pong)."""
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.episodes.env import AleEnv
-    from nc2600.host.launcher.policy import forward, init_params, unflatten
+    from nc2600.host.episodes.policy import forward, init_params, unflatten
     inst = AleEnv(rom, episode_frames=400)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(99, stack)
@@ -334,7 +334,7 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
     import json
 
     from nc2600.host.cli import main
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     p = tmp_path / "p.npy"
     np.save(p, init_params(1, 18))
     assert main(["instance-play", "--game", "boxing", "--params", str(p), "--episodes", "2", "--episode-frames", "40",
@@ -347,7 +347,7 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
     # the test's own ALE episodes with the network quantised as the command documents it
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.games import resolve_rom
-    from nc2600.host.launcher.run import calibration_observations
+    from nc2600.host.episodes.calibration import calibration_observations
     _, rom = resolve_rom(game="boxing")
     qp = quantize(init_params(1, 18), 18, calibration_observations(rom, 4, 40, 0, 32))
     for r, seed in zip(recs, (3, 4)):

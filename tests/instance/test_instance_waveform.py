@@ -61,7 +61,7 @@ def test_instance_play_fst(tmp_path, capsys):
     """``instance-play --fst``: the file appears complete under its name (no ``.partial`` left),
     with exactly the window of clocks asked for; a path in a missing folder is one line, exit 2."""
     from nc2600.host.cli import main
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     p = tmp_path / "p.npy"
     np.save(p, init_params(1, 18))
     assert main(["instance-play", "--game", "boxing", "--params", str(p), "--fst", str(tmp_path / "no" / "w.fst")]) == 2

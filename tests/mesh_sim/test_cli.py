@@ -280,7 +280,8 @@ def test_mesh_run_with_a_damaged_config_setting_is_one_line_exit_2(capsys, tmp_p
 
 
 @pytest.mark.parametrize("setting, value, shown", [
-    ("frame_skip", 64, None), ("frame_skip", None, None), ("n_actions", 1, "1 action: inference"), ("n_actions", 18, "18 actions"),
+    ("frame_skip", 64, None), ("frame_skip", None, None), ("n_actions", 1, "1 action: inference"),
+                                                   ("n_actions", 18, "18 actions"),
     ("colour_clocks_per_frame", 19912, "19912 colour clocks/frame"), ("population", 0, None),
 ])
 def test_mesh_run_config_settings_at_their_edges_are_taken(capsys, tmp_path, setting, value, shown):
@@ -401,10 +402,11 @@ def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, ext
     assert [p["window_s"] for p in plans] == [5.0, 50.0] and plans[0]["plan"] != plans[1]["plan"]
 
 
-@pytest.mark.parametrize("cards, per_card, nodes", [(1000, 1000, "1,000,000"), (1000, 28, "28,000"), (28, 1000, "28,000")])
+@pytest.mark.parametrize("cards, per_card, nodes",
+                         [(1000, 1000, "1,000,000"), (1000, 28, "28,000"), (28, 1000, "28,000")])
 def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_card, nodes):
     """--cards and --nodes-per-card each in range, their product (hand-worked) beyond the model's
-    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 nodes: measured past 110 s and 3.5 GB).
+    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 nodes would take minutes and gigabytes).
     Each option at its own end still runs: 1 card of 1,000 nodes (a 10x10x10 cube, 999 workers)."""
     rc, out, err = run_cli(capsys, "mesh", "--population", "20", "--elite-episodes", "0",
                            "--cards", str(cards), "--nodes-per-card", str(per_card))

@@ -128,7 +128,8 @@ def test_train_and_play_give_the_commands_figures(tmp_path):
     assert isinstance(result, nc2600.TrainResult) and result.folder == tmp_path / "api"
     proc = _nc2600("run", "--game", "asterix", "--algo", "ga", "--population", "3", "--generations", "2",
                    "--episode-frames", "300", "--truncation", "2", "--elite-candidates", "1", "--elite-episodes", "1",
-                   "--test-episodes", "1", "--workers", "1", "--seed", "5", "--no-video", "--out", str(tmp_path / "cli"),
+                   "--test-episodes", "1", "--workers", "1", "--seed", "5", "--no-video", "--out",
+                   str(tmp_path / "cli"),
                    cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     cli_log = [json.loads(x) for x in (tmp_path / "cli" / "log.jsonl").read_text().splitlines()]
@@ -161,7 +162,7 @@ def test_the_api_page_example_runs(tmp_path):
     blocks = re.findall(r"```python\n(.*?)```", API_PAGE.read_text(), re.S)
     proc = _python(blocks[0], tmp_path, 600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    from nc2600.host.launcher.policy import n_params
+    from nc2600.host.episodes.policy import n_params
     lines = proc.stdout.splitlines()
     folder = tmp_path / "runs" / "api-demo"
     last = json.loads((folder / "log.jsonl").read_text().splitlines()[-1])

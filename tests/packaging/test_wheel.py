@@ -4,7 +4,7 @@ harness sources, the register description and its exports, the game rules); the 
 a fresh virtual environment outside the checkout (slow).
 
 The oracle is the checkout itself: its tracked files under the package folders, mapped by the
-``package-dir`` table of ``pyproject.toml`` (``hw/x.py`` -> ``nc2600/hw/x.py``).
+``package-dir`` table of ``pyproject.toml`` (``hw/console.py`` -> ``nc2600/hw/console.py``).
 """
 from __future__ import annotations
 

@@ -147,7 +147,7 @@ def test_schedule_values_adversarial(rows, cols):
 def test_schedule_values_real_observations():
     """Three games (9, 6 and 18 actions), quantised networks, real observations."""
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, 3, 7)
@@ -169,7 +169,8 @@ def test_table_lists_every_size():
 def test_cli_prints_the_table_and_refuses_two_modes():
     import subprocess
     import sys
-    ok = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array"], capture_output=True, text=True)
+    ok = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array"], capture_output=True,
+                        text=True)
     assert ok.returncode == 0 and ok.stdout.strip() == pa.table()
     bad = subprocess.run([sys.executable, "-m", "nc2600.host.cli", "policy-int8", "--array", "--agreement", "pong"],
                          capture_output=True, text=True)

@@ -26,7 +26,7 @@ def _engine(rows: int, cols: int):
 
 def _check_real_observations(eng, n_obs: int):
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, n_obs, 7)

@@ -58,7 +58,7 @@ async def infer(dut, port: ObservationPort, obs: np.ndarray, n_actions: int) -> 
 async def recorded_observations(dut):
     """A pong network (quantised from init_params(2)) on recorded pong observations."""
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     port = await setup(dut)
     n_actions = 6
     calib = record_observations("pong", 8, 100)

@@ -54,7 +54,7 @@ def elite_params(game: str) -> tuple[np.ndarray, int]:
 
 def networks(game: str):
     from nc2600.host.verify.ale_recordings import record_observations
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     elite, n = elite_params(game)
     calib = record_observations(game, 32, 100)
     nets = [("elite", elite)] + [(f"init_params({s})", init_params(s, n)) for s in range(3)]

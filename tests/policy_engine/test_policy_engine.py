@@ -14,7 +14,7 @@ import pytest
 
 from nc2600.hls_models import policy_engine as pm
 from nc2600.hls_models.policy_int8 import QuantizedPolicy, inference_cycles, quantize, simulate_schedule
-from nc2600.host.launcher.policy import init_params
+from nc2600.host.episodes.policy import init_params
 from tests.policy_engine.cases import adversarial_cases, random_policy
 
 

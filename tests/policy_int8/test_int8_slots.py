@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from nc2600.hls_models import policy_int8 as q8
-from nc2600.host.launcher.policy import init_params
-from nc2600.host.launcher.policy import conv1_blocks
+from nc2600.host.episodes.policy import init_params
+from nc2600.host.episodes.policy import conv1_blocks
 from nc2600.host.launcher.policy_int8 import Int8Slots, matmul_u8s8
 
 

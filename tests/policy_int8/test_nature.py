@@ -10,7 +10,8 @@ import pytest
 
 from nc2600.hls_models import networks
 from nc2600.hls_models import policy_int8 as q8
-from nc2600.host.launcher.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
+from nc2600.host.episodes.policy import (forward, forward_network, forward_network_reference, init_network_params,
+                                         init_params,
                          layer_shapes, n_params, unflatten)
 from nc2600.host.launcher.policy_int8 import Int8NetworkSlots
 
@@ -120,7 +121,8 @@ def test_nature_engine_cycles_and_block_ram_hand_worked():
     assert q8.inference_cycles(18, 64, "nature") == compute + gaps + 4 + 1 + latency(18)
     assert q8.mac_count(18, "nature") == 9_352_192
     assert q8.min_lanes(18, network="nature") == 64       # 48 lanes: 276,925 cycles > 238,944
-    assert q8.inference_cycles(18, 48, "nature") > q8.frame_skip_period_cycles() >= q8.inference_cycles(18, 64, "nature")
+    assert q8.inference_cycles(18, 48, "nature") > q8.frame_skip_period_cycles() >= q8.inference_cycles(18, 64,
+                                                                                                        "nature")
     # activations: 12,800 + 5,184 + 3,136 + 512 bytes -> 4 + 2 + 1 + 1 BRAM36 (4,096 bytes each)
     assert q8.activation_bram36("nature") == 8 and q8.activation_bram36() == 4
     # weights: 1,692,672 bytes at 64 lanes, one lane per byte lane of 8-lane BRAM36s: 8 x 53 = 424

@@ -1,6 +1,6 @@
 """The register description (hls_models/registers/nc2600.rdl): every generated file is what
-systemrdl-compiler and the PeakRDL exporters make of it today, the compiler's diagnostics reach
-the user, and its enumerations equal the RTL's own encodings (nc2600.hw.frame_skip, nc2600.hw.cartridge, nc2600.hls_models.cartridge,
+systemrdl-compiler and the PeakRDL exporters make of it today, the compiler's diagnostics reach the user, and its
+enumerations equal the RTL's own encodings (nc2600.hw.frame_skip, nc2600.hw.cartridge, nc2600.hls_models.cartridge,
 nc2600.hls_models.policy_engine: independent definitions of the same values)."""
 import pytest
 

@@ -101,7 +101,7 @@ def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
 
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers.instance import EngineConfig
-    from nc2600.host.launcher.policy import init_params
+    from nc2600.host.episodes.policy import init_params
     calib = np.random.default_rng(3).integers(0, 256, (2, 4, 84, 84), dtype=np.uint8)
     qp = quantize(init_params(4, 18), 18, calib)
     rows, cols = shape or (16, 16)
@@ -139,7 +139,8 @@ def test_one_engine_dispatch_and_one_default():
     assert nc2600.hw.instance.param_step is engines.param_step
     d = EngineConfig()
     assert (d.kind, d.lanes, d.rows, d.cols) == (nc2600.hw.instance.DEFAULT_ENGINE, nc2600.hw.instance.DEFAULT_LANES,
-                                                 nc2600.hw.instance.DEFAULT_ROWS, nc2600.hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
+                                                 nc2600.hw.instance.DEFAULT_ROWS,
+                                                 nc2600.hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
     assert d.param_step() == HAND_STEPS[("array", 16, 16, 16)]
     with pytest.raises(ValueError, match="engine must be one of"):
         EngineConfig("systolic").param_step()

@@ -65,7 +65,8 @@ def test_report_compares_like_for_like_by_hand():
     ri = by_name(figs, "ceiling per instance: ours / published")
     assert ri.value == pytest.approx(inst.value / (150e6 / 59736)) and ri.value == pytest.approx(1.1585, abs=1e-4)
     rd = by_name(figs, "ceiling per device: ours / published")
-    assert rd.operands[0].value == pytest.approx(2 * inst.value) and rd.operands[1].value == pytest.approx(5022.1, abs=0.1)
+    assert rd.operands[0].value == pytest.approx(2 * inst.value) and rd.operands[1].value == pytest.approx(5022.1,
+                                                                                                           abs=0.1)
     assert by_name(figs, "fabric, headline regime: ours / published (quoted").value == pytest.approx(1.448 / 1.2)
     rm = by_name(figs, "fabric, headline regime: ours / the published configuration's model")
     assert rm.value == pytest.approx(1.448 / 1.25) and rm.basis == rp.SUSTAINED
@@ -100,7 +101,8 @@ def test_record_checker_catches_a_ceiling_against_a_sustained_figure():
     pub_ceil = _rec("published per device, ceiling", 5022.1, "frames/s", "ceiling")
     good = _rec("ours / published", 1.159, "x", "ceiling", ["ours per device", "published per device, ceiling"])
     assert results.like_for_like_faults({"a": [ours, pub_sus, pub_ceil, good]}) == []
-    bad = _rec("ours / published sustained", 2.017, "x", "ceiling", ["ours per device", "published per device, sustained"])
+    bad = _rec("ours / published sustained", 2.017, "x", "ceiling",
+               ["ours per device", "published per device, sustained"])
     faults = results.like_for_like_faults({"a": [ours, pub_sus, pub_ceil, bad]})
     assert len(faults) == 1 and "sustained" in faults[0]
     wrong = _rec("ours / published", 2.0, "x", "ceiling", ["ours per device", "published per device, ceiling"])

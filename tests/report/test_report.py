@@ -431,4 +431,5 @@ def test_the_reproducing_commands_give_the_clock_exactly(capsys):
     assert fab.command.startswith("nc2600 mesh ") and "--engine lane --lanes 8" in fab.command
     assert main([*shlex.split(fab.command)[1:], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["projected_fps"] == fab.value
-    assert rp.cli_number(150.0) == "150" and rp.cli_number(66.6) == "66.6" and rp.cli_number(0.1 + 0.2) == "0.30000000000000004"
+    assert rp.cli_number(150.0) == "150" and rp.cli_number(66.6) == "66.6"
+    assert rp.cli_number(0.1 + 0.2) == "0.30000000000000004"

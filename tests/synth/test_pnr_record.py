@@ -62,8 +62,8 @@ def test_nexus_seed_1_fmax_is_the_recorded_figure(block, figures):
 @pytest.mark.slow
 @pytest.mark.parametrize("block,figures", ECP5, ids=[b for b, _ in ECP5])
 def test_ecp5_seed_1_fmax_is_the_recorded_figure(block, figures):
-    from nc2600.hwtools import timing
-    rep = timing.pnr_block(block, (REPO / "rtl" / f"{block}.v").read_text(), seed=1, use_cache=False)
+    from nc2600.hwtools import ecp5_pnr
+    rep = ecp5_pnr.pnr_block(block, (REPO / "rtl" / f"{block}.v").read_text(), seed=1, use_cache=False)
     assert not rep["cached"]
     assert round(rep["fmax_mhz"], 2) == recorded(*figures), (rep["fmax_mhz"], rep["critical_path"])
 

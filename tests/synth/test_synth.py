@@ -93,8 +93,8 @@ def test_cli_one_block_json(capsys):
 def test_one_block_elaborates_its_own_module_only(monkeypatch):
     """``available_blocks(block=...)`` (``nc2600 synth --block``) runs the ``generate()`` of the
     block's module only (each module takes seconds; the whole list about a minute), the module
-    nc2600.hwtools.generate.RTL declares for the block's file (``nc2600.hw.console`` for ``console_cc3``); the text is the committed
-    ``rtl/`` file's (current by tests/rtl). ``lanes`` with ``--block policy_engine`` elaborates the
+    nc2600.hwtools.generate.RTL declares for the block's file (``nc2600.hw.console`` for ``console_cc3``); the text is
+    the committed ``rtl/`` file's (current by tests/rtl). ``lanes`` with ``--block policy_engine`` elaborates the
     engine of that shape only (its ``generate()`` a stand-in here: the call is what is checked)."""
     import importlib
     called = []
@@ -112,7 +112,8 @@ def test_one_block_elaborates_its_own_module_only(monkeypatch):
         assert called == [(module, (), {})], block
     called.clear()
     monkeypatch.setattr(importlib.import_module("nc2600.hw.policy_engine"), "generate",
-                        lambda *a, **k: called.append(("nc2600.hw.policy_engine", a, k)) or {"policy_engine.v": "4 lanes"})
+                        lambda *a, **k: called.append(("nc2600.hw.policy_engine", a, k))
+                        or {"policy_engine.v": "4 lanes"})
     assert synth.available_blocks(lanes=4, block="policy_engine") == {"policy_engine": "4 lanes"}
     assert called == [("nc2600.hw.policy_engine", (4,), {})]
 
@@ -125,7 +126,8 @@ def test_rtl_declares_every_generating_module_and_its_files_tops():
 
     from nc2600.hwtools.generate import MODULES, RTL
     root = Path(__file__).resolve().parents[2]
-    generating = {f"nc2600.hw.{p.stem}" for p in (root / "hw").glob("*.py") if re.search(r"^def generate\(", p.read_text(), re.M)}
+    generating = {f"nc2600.hw.{p.stem}" for p in (root / "hw").glob("*.py") if re.search(r"^def generate\(",
+                                                                                         p.read_text(), re.M)}
     assert generating == set(MODULES) | set(synth.ON_REQUEST.values())
     assert synth.generating_modules() == list(MODULES)
     assert all(Path(f).stem == g.top for f, g in RTL.items())
@@ -145,8 +147,10 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
     monkeypatch.setattr(action_select, "generate", lambda: called.append("as") or {
         "action_select.v": "// x\nmodule action_select(a);\nendmodule\n"})
     monkeypatch.setattr(preprocessor, "generate", lambda: called.append("pp") or {
-        "preprocessor_cc1.v": "module preprocessor_cc1 (a);\n", "preprocessor_cc3.v": "module \\preprocessor_cc3 (a);\n"})
-    assert generate.collect(["action_select.v", "nonesuch.v"]) == {"action_select.v": "// x\nmodule action_select(a);\nendmodule\n"}
+        "preprocessor_cc1.v": "module preprocessor_cc1 (a);\n",
+        "preprocessor_cc3.v": "module \\preprocessor_cc3 (a);\n"})
+    assert generate.collect(["action_select.v",
+                             "nonesuch.v"]) == {"action_select.v": "// x\nmodule action_select(a);\nendmodule\n"}
     assert called == ["as"]
     assert list(generate.collect(["preprocessor_cc3.v", "action_select.v", "preprocessor_cc1.v"])) == [
         "preprocessor_cc1.v", "preprocessor_cc3.v", "action_select.v"]      # RTL's order
@@ -165,7 +169,7 @@ def test_collect_takes_the_declared_map_only(monkeypatch):
 def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     """Without --pnr the timing line still gives what an earlier --pnr measured on exactly this
     Verilog (the cache `nc2600 report` reads); with no such entry it says only that P&R was not run."""
-    import nc2600.hwtools.timing as timing
+    from nc2600.hwtools import ecp5_pnr
     root = Path(__file__).resolve().parents[2]
     verilog = (root / "rtl" / "action_select.v").read_text()     # = generated (tests/architecture checks)
     monkeypatch.setattr(synth, "available_blocks",
@@ -175,13 +179,13 @@ def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     def fake_cached(name, text, *a, **k):
         seen.append((name, text == verilog))
         return {"fmax_mhz": 123.45, "seed": 2}
-    monkeypatch.setattr(timing, "cached_pnr", fake_cached)
+    monkeypatch.setattr(ecp5_pnr, "cached_pnr", fake_cached)
     rep = synth.report("action_select")
     assert seen == [("action_select", True)]
-    assert rep["proxy_pnr"] == (synth.PROXY_PNR + f"; known on {timing.ECP5['label']}: action_select Fmax 123.45 "
+    assert rep["proxy_pnr"] == (synth.PROXY_PNR + f"; known on {ecp5_pnr.ECP5['label']}: action_select Fmax 123.45 "
                                 "MHz measured by an earlier --pnr of this exact Verilog (seed 2, cached)")
     assert "timing: " + rep["proxy_pnr"] in synth.format_report(rep)
-    monkeypatch.setattr(timing, "cached_pnr", lambda *a, **k: None)
+    monkeypatch.setattr(ecp5_pnr, "cached_pnr", lambda *a, **k: None)
     assert synth.report("action_select")["proxy_pnr"] == synth.PROXY_PNR
 
 def test_cli_bad_block(capsys, monkeypatch, tmp_path):

