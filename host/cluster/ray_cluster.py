@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 
 from nc2600.host.cluster.supervisor import _own_group_for_ray_daemons
 from nc2600.host.errors import UserError
+from nc2600.host.signals import stopping
 
 RAY_VERSION = "2.60.0"            #: the tested Ray (constraints.txt; the extra nc2600[ray])
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
@@ -245,8 +246,16 @@ class RayCluster:
         return f"{where}: {len(self.nodes)} node(s), {self.cpus} CPUs"
 
     def close(self) -> None:
+        """Disconnect; an embedded Ray's daemons end with it. When the command is stopping on a
+        signal, the embedded daemons are killed at once (SIGKILL, reaped) before
+        ``ray.shutdown``: the node actors have already stopped their emulator processes and
+        removed their files (:meth:`nc2600.host.cluster.ray_evaluator.RayEvaluator.close`), and
+        Ray's graceful path (SIGTERM, then a wait per daemon) would take most of the stop's
+        2 s budget."""
         try:
             if self.ray.is_initialized():
+                if self.started_here and stopping():
+                    _daemons_killed_at_shutdown()
                 self.ray.shutdown()
         finally:
             if self.native_stderr is not None:
@@ -255,6 +264,28 @@ class RayCluster:
         if self.own_token:                       # the embedded instance's token goes with it
             os.environ.pop("RAY_AUTH_TOKEN", None)
             self.own_token = False
+
+
+def _daemons_killed_at_shutdown() -> None:
+    """Make the next ``ray.shutdown`` end the daemons of the Ray this process started (raylet,
+    GCS, dashboard ...) with SIGKILL, reaped, instead of SIGTERM and a wait per daemon: Ray 2.60's
+    shutdown disconnects the driver first, then calls its node handle's ``kill_all_processes``
+    (``ray._private.worker._global_node``), whose keywords this forces. Killing the daemons before
+    the disconnect instead makes the driver wait on them (a slower stop). Nothing when that
+    handle is absent (another Ray version: the graceful path)."""
+    try:
+        from ray._private import worker
+        node = getattr(worker, "_global_node", None)
+        if node is None or not callable(getattr(node, "kill_all_processes", None)):
+            return
+        graceful = node.kill_all_processes
+
+        def at_once(*args, **kwargs):
+            kwargs.update(allow_graceful=False, wait=True)
+            return graceful(*args, **kwargs)
+        node.kill_all_processes = at_once
+    except Exception:  # noqa: BLE001 - the graceful path
+        pass
 
 
 def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: float = PROBE_TIMEOUT_S) -> RayCluster:

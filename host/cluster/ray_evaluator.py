@@ -68,6 +68,18 @@ def _task_cancelled() -> bool:
         return False
 
 
+def _unless_cancelled(build, items) -> list | None:
+    """``[build(x) for x in items]``, or None as soon as the running actor task is cancelled
+    (:func:`_task_cancelled`, read before each item): a chunk's policies rebuilt from long
+    seed-list genomes take seconds, and the actor's shutdown is queued behind the task."""
+    out = []
+    for x in items:
+        if _task_cancelled():
+            return None
+        out.append(build(x))
+    return out
+
+
 def _remove_files_of(pid: int, wait_s: float) -> list[str]:
     """Ray task on the node of a killed actor: wait up to ``wait_s`` seconds for process
     ``pid`` to end, then remove the files of the node's nc2600 processes that no longer run
@@ -138,18 +150,20 @@ class NodeEvaluator:
                                           self.network)
         return spec
 
-    def _genome_params(self, genomes: list) -> tuple[list, float]:
+    def _genome_params(self, genomes: list) -> tuple[list | None, float]:
         """The policies of seed-list genomes, rebuilt here (:class:`nc2600.host.launcher.noise.GenomeBuilder`; int8:
-        quantised as the driver does, :func:`nc2600.host.launcher.run.Run._policy_for`); and the seconds spent."""
+        quantised as the driver does, :func:`nc2600.host.launcher.run.Run._policy_for`), None when the task is
+        cancelled meanwhile (:func:`_unless_cancelled`); and the seconds spent."""
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
-        params = [self._builder.params(g) for g in genomes]
-        if self.policy == "int8":
+        params = _unless_cancelled(self._builder.params, genomes)
+        if params is not None and self.policy == "int8":
             from nc2600.hls_models.policy_int8 import quantize_network
-            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+            params = _unless_cancelled(lambda p: quantize_network(p, self.network, spec["n_actions"],
+                                                                  spec["calib_obs"]), params)
         return params, time.perf_counter() - t0
 
-    def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list, float]:
+    def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list | None, float]:
         """OpenAI-ES individuals ``centre +- sigma * eps(seed)`` rebuilt here
         (:func:`nc2600.host.launcher.algorithms.es_individual`, the driver's own operations); int8 quantised as
         the driver does. Returns the policies and the seconds spent."""
@@ -157,11 +171,12 @@ class NodeEvaluator:
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
         centre = np.asarray(centre, np.float32)
-        params = [es_individual(centre, int(seed), int(sign), spec["sigma"], self._builder.noise)
-                  for seed, sign in perturbations]
-        if self.policy == "int8":
+        params = _unless_cancelled(lambda sp: es_individual(centre, int(sp[0]), int(sp[1]), spec["sigma"],
+                                                            self._builder.noise), perturbations)
+        if params is not None and self.policy == "int8":
             from nc2600.hls_models.policy_int8 import quantize_network
-            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+            params = _unless_cancelled(lambda p: quantize_network(p, self.network, spec["n_actions"],
+                                                                  spec["calib_obs"]), params)
         return params, time.perf_counter() - t0
 
     def evaluate_es(self, seeds: np.ndarray, individuals: np.ndarray, centre: np.ndarray,
@@ -169,6 +184,8 @@ class NodeEvaluator:
         """:meth:`evaluate` with ES individuals given as the centre (shipped once per call) and
         ``(seed, sign)`` each; the seconds returned include the rebuild."""
         params, build_s = self._es_params(centre, perturbations)
+        if params is None:                        # cancelled: the driver is stopping and reads nothing
+            return np.zeros((0, 5), np.float64), build_s
         table, seconds = self.evaluate(seeds, individuals, params)
         return table, seconds + build_s
 
@@ -176,6 +193,8 @@ class NodeEvaluator:
         """:meth:`evaluate` with seed-list genomes instead of parameter vectors (rebuilt here,
         bit-identical); the seconds returned include the rebuild."""
         params, build_s = self._genome_params(genomes)
+        if params is None:                        # cancelled: the driver is stopping and reads nothing
+            return np.zeros((0, 5), np.float64), build_s
         table, seconds = self.evaluate(seeds, individuals, params)
         return table, seconds + build_s
 
