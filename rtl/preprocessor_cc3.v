@@ -11,557 +11,689 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$104 ;
   wire \$105 ;
   wire \$106 ;
-  wire [2:0] \$107 ;
+  wire \$107 ;
   wire \$108 ;
-  wire [2:0] \$109 ;
+  wire \$109 ;
   wire [8:0] \$11 ;
-  wire \$110 ;
-  wire [2:0] \$111 ;
-  wire [15:0] \$112 ;
-  wire [15:0] \$113 ;
-  wire [15:0] \$114 ;
-  wire [15:0] \$115 ;
-  wire [15:0] \$116 ;
-  wire [15:0] \$117 ;
-  wire [15:0] \$118 ;
-  wire [16:0] \$119 ;
+  wire [7:0] \$110 ;
+  wire [7:0] \$111 ;
+  wire [7:0] \$112 ;
+  wire [7:0] \$113 ;
+  wire [7:0] \$114 ;
+  wire [7:0] \$115 ;
+  wire [7:0] \$116 ;
+  wire [7:0] \$117 ;
+  wire [7:0] \$118 ;
+  wire [7:0] \$119 ;
   wire \$12 ;
-  wire [17:0] \$120 ;
-  wire [15:0] \$121 ;
-  wire [15:0] \$122 ;
-  wire [15:0] \$123 ;
-  wire [15:0] \$124 ;
-  wire [15:0] \$125 ;
-  wire [15:0] \$126 ;
-  wire [15:0] \$127 ;
-  wire [15:0] \$128 ;
-  wire [15:0] \$129 ;
-  wire \$13 ;
-  wire [15:0] \$130 ;
-  wire [16:0] \$131 ;
-  wire [17:0] \$132 ;
-  wire [15:0] \$133 ;
-  wire [15:0] \$134 ;
-  wire [15:0] \$135 ;
-  wire [15:0] \$136 ;
-  wire [15:0] \$137 ;
-  wire [15:0] \$138 ;
-  wire [15:0] \$139 ;
-  wire \$14 ;
-  wire [15:0] \$140 ;
-  wire [15:0] \$141 ;
-  wire [15:0] \$142 ;
-  wire [16:0] \$143 ;
-  wire [17:0] \$144 ;
-  wire [16:0] \$145 ;
+  wire [7:0] \$120 ;
+  wire [7:0] \$121 ;
+  wire [7:0] \$122 ;
+  wire [7:0] \$123 ;
+  wire [7:0] \$124 ;
+  wire [7:0] \$125 ;
+  wire [7:0] \$126 ;
+  wire [7:0] \$127 ;
+  wire [14:0] \$128 ;
+  wire \$129 ;
+  wire [1:0] \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire [14:0] \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire [14:0] \$138 ;
+  wire \$139 ;
+  wire [2:0] \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire [14:0] \$143 ;
+  wire \$144 ;
+  wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  wire \$148 ;
+  wire [14:0] \$148 ;
   wire \$149 ;
   wire \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
-  wire \$153 ;
-  wire [24:0] \$154 ;
-  wire [60:0] \$155 ;
-  wire [61:0] \$156 ;
-  reg [13:0] \$157 ;
+  wire [14:0] \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
   wire [14:0] \$158 ;
-  wire [47:0] \$159 ;
+  wire \$159 ;
   wire \$16 ;
-  wire [24:0] \$160 ;
-  wire [60:0] \$161 ;
-  wire [61:0] \$162 ;
-  reg [13:0] \$163 ;
-  wire [14:0] \$164 ;
-  wire [47:0] \$165 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire [14:0] \$163 ;
+  wire \$164 ;
+  wire \$165 ;
   wire \$166 ;
-  wire [3:0] \$167 ;
-  wire [3:0] \$168 ;
+  wire \$167 ;
+  wire [14:0] \$168 ;
   wire \$169 ;
-  wire \$17 ;
-  wire [2:0] \$170 ;
-  reg [13:0] \$171 ;
-  wire [14:0] \$172 ;
-  wire [2:0] \$173 ;
-  reg [13:0] \$174 ;
-  wire [14:0] \$175 ;
-  wire [2:0] \$176 ;
+  wire [8:0] \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire [14:0] \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
   wire \$177 ;
   wire [14:0] \$178 ;
-  wire [2:0] \$179 ;
+  wire \$179 ;
   wire \$18 ;
   wire \$180 ;
-  wire [15:0] \$181 ;
-  wire [2:0] \$182 ;
-  wire [2:0] \$183 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire [14:0] \$183 ;
   wire \$184 ;
-  wire [2:0] \$185 ;
+  wire \$185 ;
   wire \$186 ;
-  wire [1:0] \$187 ;
-  wire [2:0] \$188 ;
-  wire [3:0] \$189 ;
+  wire \$187 ;
+  wire [14:0] \$188 ;
+  wire \$189 ;
   wire \$19 ;
-  wire [8:0] \$190 ;
-  wire [8:0] \$191 ;
-  wire [9:0] \$192 ;
-  wire [13:0] \$193 ;
-  wire [8:0] \$194 ;
-  wire [8:0] \$195 ;
-  wire [7:0] \$196 ;
-  wire [7:0] \$197 ;
-  wire [7:0] \$198 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire [14:0] \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire [14:0] \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire [10:0] \$20 ;
+  wire \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
-  wire \$203 ;
-  wire [8:0] \$204 ;
+  wire [14:0] \$203 ;
+  wire \$204 ;
   wire \$205 ;
   wire \$206 ;
   wire \$207 ;
-  wire \$208 ;
+  wire [14:0] \$208 ;
   wire \$209 ;
   wire \$21 ;
   wire \$210 ;
   wire \$211 ;
   wire \$212 ;
-  wire \$213 ;
+  wire [14:0] \$213 ;
   wire \$214 ;
   wire \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire [9:0] \$22 ;
-  wire [14:0] \$220 ;
-  wire [14:0] \$221 ;
-  wire [14:0] \$222 ;
-  wire [14:0] \$223 ;
-  wire [14:0] \$224 ;
-  wire [14:0] \$225 ;
+  wire \$22 ;
+  wire \$220 ;
+  wire \$221 ;
+  wire \$222 ;
+  wire \$223 ;
+  wire \$224 ;
+  wire [2:0] \$225 ;
   wire \$226 ;
-  wire \$227 ;
+  wire [2:0] \$227 ;
   wire \$228 ;
-  wire \$229 ;
-  wire [8:0] \$23 ;
-  wire \$230 ;
-  wire \$231 ;
-  wire \$232 ;
-  wire \$233 ;
-  wire \$234 ;
-  wire \$235 ;
-  wire \$236 ;
-  wire \$237 ;
-  wire \$238 ;
-  wire \$239 ;
-  wire [9:0] \$24 ;
-  wire \$240 ;
-  wire \$241 ;
-  wire \$242 ;
-  wire \$243 ;
-  wire \$244 ;
-  wire \$245 ;
-  wire \$246 ;
-  wire \$247 ;
-  wire \$248 ;
-  wire \$249 ;
-  wire [10:0] \$25 ;
-  wire \$250 ;
-  wire \$251 ;
-  wire \$252 ;
-  wire \$253 ;
-  wire [2:0] \$254 ;
-  wire \$255 ;
-  wire \$256 ;
-  wire \$257 ;
-  wire [2:0] \$258 ;
-  wire \$259 ;
-  wire \$26 ;
-  wire \$260 ;
-  wire \$261 ;
-  wire [2:0] \$262 ;
-  wire \$263 ;
+  wire [2:0] \$229 ;
+  wire \$23 ;
+  wire [15:0] \$230 ;
+  wire [15:0] \$231 ;
+  wire [15:0] \$232 ;
+  wire [15:0] \$233 ;
+  wire [15:0] \$234 ;
+  wire [15:0] \$235 ;
+  wire [15:0] \$236 ;
+  wire [16:0] \$237 ;
+  wire [17:0] \$238 ;
+  wire [15:0] \$239 ;
+  wire \$24 ;
+  wire [15:0] \$240 ;
+  wire [15:0] \$241 ;
+  wire [15:0] \$242 ;
+  wire [15:0] \$243 ;
+  wire [15:0] \$244 ;
+  wire [15:0] \$245 ;
+  wire [15:0] \$246 ;
+  wire [15:0] \$247 ;
+  wire [15:0] \$248 ;
+  wire [16:0] \$249 ;
+  wire \$25 ;
+  wire [17:0] \$250 ;
+  wire [15:0] \$251 ;
+  wire [15:0] \$252 ;
+  wire [15:0] \$253 ;
+  wire [15:0] \$254 ;
+  wire [15:0] \$255 ;
+  wire [15:0] \$256 ;
+  wire [15:0] \$257 ;
+  wire [15:0] \$258 ;
+  wire [15:0] \$259 ;
+  wire [10:0] \$26 ;
+  wire [15:0] \$260 ;
+  wire [16:0] \$261 ;
+  wire [17:0] \$262 ;
+  wire [16:0] \$263 ;
   wire \$264 ;
   wire \$265 ;
   wire \$266 ;
   wire \$267 ;
   wire \$268 ;
   wire \$269 ;
-  wire [9:0] \$27 ;
+  wire \$27 ;
   wire \$270 ;
   wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
-  wire \$275 ;
-  wire \$276 ;
-  wire \$277 ;
-  wire \$278 ;
-  wire \$279 ;
-  wire \$28 ;
-  wire \$280 ;
-  wire \$281 ;
-  wire \$282 ;
-  wire \$283 ;
+  wire [24:0] \$272 ;
+  wire [60:0] \$273 ;
+  wire [61:0] \$274 ;
+  reg [13:0] \$275 ;
+  wire [14:0] \$276 ;
+  wire [47:0] \$277 ;
+  wire [24:0] \$278 ;
+  wire [60:0] \$279 ;
+  wire [9:0] \$28 ;
+  wire [61:0] \$280 ;
+  reg [13:0] \$281 ;
+  wire [14:0] \$282 ;
+  wire [47:0] \$283 ;
   wire \$284 ;
-  wire \$285 ;
-  wire \$286 ;
+  wire [3:0] \$285 ;
+  wire [3:0] \$286 ;
   wire \$287 ;
-  wire [15:0] \$288 ;
-  wire [22:0] \$289 ;
-  wire [9:0] \$29 ;
-  wire [22:0] \$290 ;
-  wire [23:0] \$291 ;
-  wire [22:0] \$292 ;
-  wire [23:0] \$293 ;
-  wire \$294 ;
-  wire [24:0] \$295 ;
-  wire [13:0] \$296 ;
-  wire [39:0] \$297 ;
-  wire [29:0] \$298 ;
-  wire [22:0] \$299 ;
+  wire [2:0] \$288 ;
+  reg [13:0] \$289 ;
+  wire [8:0] \$29 ;
+  wire [14:0] \$290 ;
+  wire [2:0] \$291 ;
+  reg [13:0] \$292 ;
+  wire [14:0] \$293 ;
+  wire [2:0] \$294 ;
+  wire \$295 ;
+  wire [14:0] \$296 ;
+  wire [2:0] \$297 ;
+  wire \$298 ;
+  wire [15:0] \$299 ;
   wire [8:0] \$3 ;
-  wire [8:0] \$30 ;
-  wire [22:0] \$300 ;
-  wire [23:0] \$301 ;
-  wire [22:0] \$302 ;
-  wire [23:0] \$303 ;
+  wire [9:0] \$30 ;
+  wire [2:0] \$300 ;
+  wire [2:0] \$301 ;
+  wire \$302 ;
+  wire [2:0] \$303 ;
   wire \$304 ;
-  wire [24:0] \$305 ;
-  wire [13:0] \$306 ;
-  wire [39:0] \$307 ;
-  wire [29:0] \$308 ;
-  wire \$309 ;
-  wire [9:0] \$31 ;
-  wire \$310 ;
-  wire \$311 ;
-  wire \$312 ;
-  wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  wire [2:0] \$316 ;
+  wire [1:0] \$305 ;
+  wire [2:0] \$306 ;
+  wire [3:0] \$307 ;
+  wire [8:0] \$308 ;
+  wire [8:0] \$309 ;
+  wire [10:0] \$31 ;
+  wire [9:0] \$310 ;
+  wire [13:0] \$311 ;
+  wire [8:0] \$312 ;
+  wire [8:0] \$313 ;
+  wire [7:0] \$314 ;
+  wire [7:0] \$315 ;
+  wire [7:0] \$316 ;
   wire \$317 ;
-  wire [3:0] \$318 ;
-  wire [3:0] \$319 ;
-  wire [9:0] \$32 ;
-  reg [13:0] \$320 ;
-  reg [1:0] \$321 ;
-  reg \$322 ;
-  reg \$323 ;
-  reg [7:0] \$324 ;
-  reg [7:0] \$325 ;
-  reg [6:0] \$326 ;
-  reg [7:0] \$327 ;
-  reg [7:0] \$328 ;
-  reg [12:0] \$329 ;
-  wire \$33 ;
-  reg \$330 ;
-  reg \$331 ;
-  reg \$332 ;
-  reg \$333 ;
-  reg \$334 ;
-  reg \$335 ;
-  reg \$336 ;
-  reg \$337 ;
-  reg [6:0] \$338 ;
-  reg [6:0] \$339 ;
-  wire [9:0] \$34 ;
-  reg [6:0] \$340 ;
-  reg [6:0] \$341 ;
-  reg [6:0] \$342 ;
-  reg [6:0] \$343 ;
-  reg [6:0] \$344 ;
-  reg [6:0] \$345 ;
-  reg [6:0] \$346 ;
-  reg \$347 ;
-  reg \$348 ;
-  reg \$349 ;
-  wire \$35 ;
-  reg \$350 ;
-  reg \$351 ;
-  reg [6:0] \$352 ;
-  reg [6:0] \$353 ;
-  reg \$354 ;
-  reg [12:0] \$355 ;
-  reg \$356 ;
-  reg \$357 ;
-  reg [13:0] \$358 ;
-  reg [1:0] \$359 ;
+  wire \$318 ;
+  wire \$319 ;
+  wire \$32 ;
+  wire \$320 ;
+  wire \$321 ;
+  wire [8:0] \$322 ;
+  wire \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire \$326 ;
+  wire \$327 ;
+  wire \$328 ;
+  wire \$329 ;
+  wire [9:0] \$33 ;
+  wire \$330 ;
+  wire \$331 ;
+  wire \$332 ;
+  wire \$333 ;
+  wire [14:0] \$334 ;
+  wire [14:0] \$335 ;
+  wire [14:0] \$336 ;
+  wire [14:0] \$337 ;
+  wire [14:0] \$338 ;
+  wire [14:0] \$339 ;
+  wire \$34 ;
+  wire \$340 ;
+  wire \$341 ;
+  wire \$342 ;
+  wire \$343 ;
+  wire \$344 ;
+  wire \$345 ;
+  wire \$346 ;
+  wire \$347 ;
+  wire \$348 ;
+  wire \$349 ;
+  wire [9:0] \$35 ;
+  wire \$350 ;
+  wire \$351 ;
+  wire \$352 ;
+  wire \$353 ;
+  wire \$354 ;
+  wire \$355 ;
+  wire \$356 ;
+  wire \$357 ;
+  wire \$358 ;
+  wire \$359 ;
   wire [8:0] \$36 ;
-  reg [7:0] \$360 ;
-  reg [7:0] \$361 ;
-  reg [7:0] \$362 ;
-  reg [7:0] \$363 ;
-  reg [7:0] \$364 ;
-  reg [7:0] \$365 ;
-  reg \$366 ;
-  reg \$367 ;
-  reg \$368 ;
-  reg \$369 ;
-  wire [8:0] \$37 ;
-  reg \$370 ;
-  reg \$371 ;
-  reg \$372 ;
-  reg [6:0] \$373 ;
-  reg [6:0] \$374 ;
-  reg [6:0] \$375 ;
-  reg \$376 ;
-  reg \$377 ;
-  reg \$378 ;
-  reg [6:0] \$379 ;
-  wire [8:0] \$38 ;
-  reg [6:0] \$380 ;
-  reg [6:0] \$381 ;
-  reg [6:0] \$382 ;
-  reg [6:0] \$383 ;
-  reg [6:0] \$384 ;
-  reg \$385 ;
-  reg \$386 ;
-  reg [6:0] \$387 ;
-  reg [6:0] \$388 ;
-  reg \$389 ;
-  wire [9:0] \$39 ;
-  reg [12:0] \$390 ;
-  reg \$391 ;
-  reg [15:0] \$392 ;
-  reg [15:0] \$393 ;
-  reg [15:0] \$394 ;
-  reg [15:0] \$395 ;
-  reg [15:0] \$396 ;
-  reg [15:0] \$397 ;
-  reg \$398 ;
-  reg [6:0] \$399 ;
+  wire \$360 ;
+  wire \$361 ;
+  wire \$362 ;
+  wire \$363 ;
+  wire \$364 ;
+  wire \$365 ;
+  wire \$366 ;
+  wire \$367 ;
+  wire [2:0] \$368 ;
+  wire \$369 ;
+  wire [9:0] \$37 ;
+  wire \$370 ;
+  wire \$371 ;
+  wire [2:0] \$372 ;
+  wire \$373 ;
+  wire \$374 ;
+  wire \$375 ;
+  wire [2:0] \$376 ;
+  wire \$377 ;
+  wire \$378 ;
+  wire \$379 ;
+  wire [9:0] \$38 ;
+  wire \$380 ;
+  wire \$381 ;
+  wire \$382 ;
+  wire \$383 ;
+  wire \$384 ;
+  wire \$385 ;
+  wire \$386 ;
+  wire \$387 ;
+  wire \$388 ;
+  wire \$389 ;
+  wire \$39 ;
+  wire \$390 ;
+  wire \$391 ;
+  wire \$392 ;
+  wire \$393 ;
+  wire \$394 ;
+  wire \$395 ;
+  wire \$396 ;
+  wire \$397 ;
+  wire \$398 ;
+  wire \$399 ;
   wire [8:0] \$4 ;
-  wire \$40 ;
-  reg [6:0] \$400 ;
-  reg [6:0] \$401 ;
-  reg \$402 ;
-  reg \$403 ;
-  reg \$404 ;
-  reg \$405 ;
-  reg \$406 ;
-  reg [6:0] \$407 ;
-  reg [6:0] \$408 ;
-  reg \$409 ;
-  wire [9:0] \$41 ;
-  reg [12:0] \$410 ;
-  reg \$411 ;
-  reg \$412 ;
-  reg \$413 ;
-  reg \$414 ;
-  reg \$415 ;
-  reg \$416 ;
-  reg \$417 ;
-  reg \$418 ;
-  reg \$419 ;
-  wire \$42 ;
-  reg \$420 ;
-  reg \$421 ;
-  reg \$422 ;
-  reg \$423 ;
-  reg \$424 ;
-  reg \$425 ;
-  reg \$426 ;
-  reg \$427 ;
-  reg \$428 ;
-  reg \$429 ;
+  wire [9:0] \$40 ;
+  wire \$400 ;
+  wire \$401 ;
+  wire [15:0] \$402 ;
+  wire [22:0] \$403 ;
+  wire [22:0] \$404 ;
+  wire [23:0] \$405 ;
+  wire [22:0] \$406 ;
+  wire [23:0] \$407 ;
+  wire \$408 ;
+  wire [24:0] \$409 ;
+  wire \$41 ;
+  wire [13:0] \$410 ;
+  wire [39:0] \$411 ;
+  wire [29:0] \$412 ;
+  wire [22:0] \$413 ;
+  wire [22:0] \$414 ;
+  wire [23:0] \$415 ;
+  wire [22:0] \$416 ;
+  wire [23:0] \$417 ;
+  wire \$418 ;
+  wire [24:0] \$419 ;
+  wire [8:0] \$42 ;
+  wire [13:0] \$420 ;
+  wire [39:0] \$421 ;
+  wire [29:0] \$422 ;
+  wire \$423 ;
+  wire \$424 ;
+  wire \$425 ;
+  wire \$426 ;
+  wire \$427 ;
+  wire \$428 ;
+  wire \$429 ;
   wire [8:0] \$43 ;
-  reg \$430 ;
-  reg \$431 ;
-  reg \$432 ;
-  reg [1:0] \$433 ;
-  reg \$434 ;
-  reg [6:0] \$435 ;
+  wire [2:0] \$430 ;
+  wire \$431 ;
+  wire [3:0] \$432 ;
+  wire [3:0] \$433 ;
+  reg [13:0] \$434 ;
+  reg [1:0] \$435 ;
   reg \$436 ;
   reg \$437 ;
-  reg [6:0] \$438 ;
-  reg \$439 ;
+  reg [7:0] \$438 ;
+  reg [7:0] \$439 ;
   wire [8:0] \$44 ;
-  reg [15:0] \$440 ;
-  reg [15:0] \$441 ;
-  reg [15:0] \$442 ;
-  reg \$443 ;
+  reg [6:0] \$440 ;
+  reg [7:0] \$441 ;
+  reg [7:0] \$442 ;
+  reg [12:0] \$443 ;
   reg \$444 ;
   reg \$445 ;
-  reg [6:0] \$446 ;
-  reg [6:0] \$447 ;
+  reg \$446 ;
+  reg \$447 ;
   reg \$448 ;
-  reg [12:0] \$449 ;
-  wire [8:0] \$45 ;
+  reg \$449 ;
+  wire [9:0] \$45 ;
   reg \$450 ;
-  reg [15:0] \$451 ;
+  reg \$451 ;
   reg \$452 ;
-  reg [15:0] \$453 ;
+  reg [6:0] \$453 ;
   reg [6:0] \$454 ;
-  reg \$455 ;
-  reg \$456 ;
+  reg [6:0] \$455 ;
+  reg [6:0] \$456 ;
   reg [6:0] \$457 ;
   reg [6:0] \$458 ;
-  reg \$459 ;
-  wire [9:0] \$46 ;
-  reg [12:0] \$460 ;
-  reg \$461 ;
-  reg [23:0] \$462 ;
-  reg [23:0] \$463 ;
-  reg [23:0] \$464 ;
-  reg [23:0] \$465 ;
+  reg [6:0] \$459 ;
+  wire \$46 ;
+  reg [6:0] \$460 ;
+  reg [6:0] \$461 ;
+  reg \$462 ;
+  reg \$463 ;
+  reg \$464 ;
+  reg \$465 ;
   reg \$466 ;
   reg [6:0] \$467 ;
-  reg \$468 ;
-  reg [12:0] \$469 ;
-  wire \$47 ;
-  reg \$470 ;
+  reg [6:0] \$468 ;
+  reg \$469 ;
+  wire [9:0] \$47 ;
+  reg [12:0] \$470 ;
   reg \$471 ;
   reg \$472 ;
-  reg [23:0] \$473 ;
-  reg [11:0] \$474 ;
+  reg [13:0] \$473 ;
+  reg [1:0] \$474 ;
   reg \$475 ;
   reg \$476 ;
-  reg [40:0] \$477 ;
-  reg [29:0] \$478 ;
-  reg \$479 ;
+  reg [7:0] \$477 ;
+  reg [7:0] \$478 ;
+  reg [7:0] \$479 ;
   wire \$48 ;
-  reg [11:0] \$480 ;
-  reg \$481 ;
-  reg \$482 ;
+  reg [7:0] \$480 ;
+  reg [7:0] \$481 ;
+  reg [7:0] \$482 ;
   reg \$483 ;
-  reg [15:0] \$484 ;
-  reg [6:0] \$485 ;
+  reg \$484 ;
+  reg \$485 ;
   reg \$486 ;
   reg \$487 ;
-  reg [6:0] \$488 ;
-  reg [6:0] \$489 ;
+  reg \$488 ;
+  reg \$489 ;
   wire [8:0] \$49 ;
-  reg \$490 ;
-  reg [12:0] \$491 ;
-  reg \$492 ;
-  reg [23:0] \$493 ;
-  reg [23:0] \$494 ;
-  reg [23:0] \$495 ;
-  reg [23:0] \$496 ;
-  reg \$497 ;
+  reg [6:0] \$490 ;
+  reg [6:0] \$491 ;
+  reg [6:0] \$492 ;
+  reg \$493 ;
+  reg \$494 ;
+  reg \$495 ;
+  reg [6:0] \$496 ;
+  reg [6:0] \$497 ;
   reg [6:0] \$498 ;
-  reg \$499 ;
+  reg [6:0] \$499 ;
   wire [8:0] \$5 ;
-  wire \$50 ;
-  reg [12:0] \$500 ;
-  reg \$501 ;
+  wire [8:0] \$50 ;
+  reg [6:0] \$500 ;
+  reg [6:0] \$501 ;
   reg \$502 ;
   reg \$503 ;
-  reg [23:0] \$504 ;
-  reg [11:0] \$505 ;
+  reg [6:0] \$504 ;
+  reg [6:0] \$505 ;
   reg \$506 ;
-  reg \$507 ;
-  reg [40:0] \$508 ;
-  reg [29:0] \$509 ;
+  reg [12:0] \$507 ;
+  reg \$508 ;
+  reg [15:0] \$509 ;
   wire [8:0] \$51 ;
-  reg \$510 ;
-  reg [11:0] \$511 ;
-  reg \$512 ;
-  reg \$513 ;
-  reg \$514 ;
-  reg [1:0] \$515 ;
-  reg [2:0] \$516 ;
-  reg \$517 ;
-  wire [8:0] \$52 ;
-  wire [7:0] \$53 ;
-  wire [7:0] \$54 ;
+  reg [15:0] \$510 ;
+  reg [15:0] \$511 ;
+  reg [15:0] \$512 ;
+  reg [15:0] \$513 ;
+  reg [15:0] \$514 ;
+  reg \$515 ;
+  reg [6:0] \$516 ;
+  reg [6:0] \$517 ;
+  reg [6:0] \$518 ;
+  reg \$519 ;
+  wire [9:0] \$52 ;
+  reg \$520 ;
+  reg \$521 ;
+  reg \$522 ;
+  reg \$523 ;
+  reg [6:0] \$524 ;
+  reg [6:0] \$525 ;
+  reg \$526 ;
+  reg [12:0] \$527 ;
+  reg \$528 ;
+  reg \$529 ;
+  wire \$53 ;
+  reg \$530 ;
+  reg \$531 ;
+  reg \$532 ;
+  reg \$533 ;
+  reg \$534 ;
+  reg \$535 ;
+  reg \$536 ;
+  reg \$537 ;
+  reg \$538 ;
+  reg \$539 ;
+  wire \$54 ;
+  reg \$540 ;
+  reg \$541 ;
+  reg \$542 ;
+  reg \$543 ;
+  reg \$544 ;
+  reg \$545 ;
+  reg \$546 ;
+  reg \$547 ;
+  reg \$548 ;
+  reg \$549 ;
   wire [8:0] \$55 ;
+  reg [1:0] \$550 ;
+  reg \$551 ;
+  reg [6:0] \$552 ;
+  reg \$553 ;
+  reg \$554 ;
+  reg [6:0] \$555 ;
+  reg \$556 ;
+  reg [15:0] \$557 ;
+  reg [15:0] \$558 ;
+  reg [15:0] \$559 ;
   wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
+  reg \$560 ;
+  reg \$561 ;
+  reg \$562 ;
+  reg [6:0] \$563 ;
+  reg [6:0] \$564 ;
+  reg \$565 ;
+  reg [12:0] \$566 ;
+  reg \$567 ;
+  reg [15:0] \$568 ;
+  reg \$569 ;
+  wire [8:0] \$57 ;
+  reg [15:0] \$570 ;
+  reg [6:0] \$571 ;
+  reg \$572 ;
+  reg \$573 ;
+  reg [6:0] \$574 ;
+  reg [6:0] \$575 ;
+  reg \$576 ;
+  reg [12:0] \$577 ;
+  reg \$578 ;
+  reg [23:0] \$579 ;
+  wire [8:0] \$58 ;
+  reg [23:0] \$580 ;
+  reg [23:0] \$581 ;
+  reg [23:0] \$582 ;
+  reg \$583 ;
+  reg [6:0] \$584 ;
+  reg \$585 ;
+  reg [12:0] \$586 ;
+  reg \$587 ;
+  reg \$588 ;
+  reg \$589 ;
+  wire [7:0] \$59 ;
+  reg [23:0] \$590 ;
+  reg [11:0] \$591 ;
+  reg \$592 ;
+  reg \$593 ;
+  reg [40:0] \$594 ;
+  reg [29:0] \$595 ;
+  reg \$596 ;
+  reg [11:0] \$597 ;
+  reg \$598 ;
+  reg \$599 ;
   wire [8:0] \$6 ;
-  wire [8:0] \$60 ;
-  wire \$61 ;
-  wire [8:0] \$62 ;
-  wire [8:0] \$63 ;
-  wire [7:0] \$64 ;
-  wire [7:0] \$65 ;
+  wire [7:0] \$60 ;
+  reg \$600 ;
+  reg [15:0] \$601 ;
+  reg [6:0] \$602 ;
+  reg \$603 ;
+  reg \$604 ;
+  reg [6:0] \$605 ;
+  reg [6:0] \$606 ;
+  reg \$607 ;
+  reg [12:0] \$608 ;
+  reg \$609 ;
+  wire [8:0] \$61 ;
+  reg [23:0] \$610 ;
+  reg [23:0] \$611 ;
+  reg [23:0] \$612 ;
+  reg [23:0] \$613 ;
+  reg \$614 ;
+  reg [6:0] \$615 ;
+  reg \$616 ;
+  reg [12:0] \$617 ;
+  reg \$618 ;
+  reg \$619 ;
+  wire \$62 ;
+  reg \$620 ;
+  reg [23:0] \$621 ;
+  reg [11:0] \$622 ;
+  reg \$623 ;
+  reg \$624 ;
+  reg [40:0] \$625 ;
+  reg [29:0] \$626 ;
+  reg \$627 ;
+  reg [11:0] \$628 ;
+  reg \$629 ;
+  wire \$63 ;
+  reg \$630 ;
+  reg \$631 ;
+  reg [1:0] \$632 ;
+  reg [2:0] \$633 ;
+  reg \$634 ;
+  wire \$64 ;
+  wire \$65 ;
   wire [8:0] \$66 ;
   wire \$67 ;
-  wire \$68 ;
-  wire \$69 ;
+  wire [8:0] \$68 ;
+  wire [8:0] \$69 ;
   wire [9:0] \$7 ;
-  wire \$70 ;
-  wire [8:0] \$71 ;
-  wire \$72 ;
-  wire [8:0] \$73 ;
-  wire [8:0] \$74 ;
-  wire [7:0] \$75 ;
-  wire [7:0] \$76 ;
+  wire [7:0] \$70 ;
+  wire [7:0] \$71 ;
+  wire [8:0] \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
   wire [8:0] \$77 ;
   wire \$78 ;
-  wire \$79 ;
+  wire [8:0] \$79 ;
   wire [9:0] \$8 ;
-  wire \$80 ;
-  wire [14:0] \$81 ;
-  wire \$82 ;
-  wire [14:0] \$83 ;
+  wire [8:0] \$80 ;
+  wire [7:0] \$81 ;
+  wire [7:0] \$82 ;
+  wire [8:0] \$83 ;
   wire \$84 ;
-  wire [14:0] \$85 ;
+  wire \$85 ;
   wire \$86 ;
-  wire \$87 ;
+  wire [14:0] \$87 ;
   wire \$88 ;
-  wire \$89 ;
-  wire \$9 ;
+  wire [14:0] \$89 ;
+  wire [8:0] \$9 ;
   wire \$90 ;
   wire [14:0] \$91 ;
-  wire [14:0] \$92 ;
+  wire \$92 ;
   wire [14:0] \$93 ;
-  wire [14:0] \$94 ;
+  wire \$94 ;
   wire [14:0] \$95 ;
-  wire [14:0] \$96 ;
+  wire \$96 ;
   wire [14:0] \$97 ;
-  wire [14:0] \$98 ;
-  wire [14:0] \$99 ;
+  wire \$98 ;
+  wire \$99 ;
   wire [6:0] \$signal ;
-  wire \$signal$69 ;
+  wire \$signal$77 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$181 ;
-  wire [5:0] \$signature__addr$185 ;
-  wire [13:0] \$signature__addr$195 ;
-  wire [5:0] \$signature__addr$202 ;
-  wire [5:0] \$signature__addr$206 ;
-  wire [13:0] \$signature__addr$216 ;
-  wire [13:0] \$signature__addr$225 ;
-  wire [13:0] \$signature__addr$226 ;
-  wire [7:0] \$signature__addr$62 ;
-  wire [7:0] \$signature__addr$63 ;
-  wire [13:0] \$signature__addr$64 ;
-  wire [13:0] \$signature__addr$67 ;
-  wire [13:0] \$signature__addr$68 ;
-  reg [13:0] \$signature__addr$77 ;
-  reg [13:0] \$signature__addr$83 ;
-  reg [13:0] \$signature__addr$88 ;
+  reg [13:0] \$signature__addr$100 ;
+  reg [13:0] \$signature__addr$105 ;
+  reg [13:0] \$signature__addr$108 ;
+  reg [13:0] \$signature__addr$112 ;
+  reg [13:0] \$signature__addr$115 ;
+  reg [13:0] \$signature__addr$119 ;
+  wire [5:0] \$signature__addr$210 ;
+  wire [5:0] \$signature__addr$214 ;
+  wire [13:0] \$signature__addr$224 ;
+  wire [5:0] \$signature__addr$231 ;
+  wire [5:0] \$signature__addr$235 ;
+  wire [13:0] \$signature__addr$245 ;
+  wire [13:0] \$signature__addr$254 ;
+  wire [13:0] \$signature__addr$255 ;
+  wire [7:0] \$signature__addr$67 ;
+  wire [7:0] \$signature__addr$68 ;
+  wire [13:0] \$signature__addr$69 ;
+  wire [13:0] \$signature__addr$72 ;
+  wire [13:0] \$signature__addr$73 ;
+  wire [13:0] \$signature__addr$74 ;
+  wire [13:0] \$signature__addr$75 ;
+  wire [13:0] \$signature__addr$76 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$187 ;
-  wire [7:0] \$signature__data$198 ;
-  wire [23:0] \$signature__data$208 ;
-  wire [7:0] \$signature__data$218 ;
-  wire [7:0] \$signature__data$228 ;
-  wire [7:0] \$signature__data$229 ;
-  wire [23:0] \$signature__data$302 ;
-  wire [23:0] \$signature__data$323 ;
-  wire [7:0] \$signature__data$73 ;
-  wire [7:0] \$signature__data$74 ;
-  reg [7:0] \$signature__data$79 ;
-  wire [7:0] \$signature__data$80 ;
-  reg [7:0] \$signature__data$84 ;
+  reg [7:0] \$signature__data$102 ;
+  reg [7:0] \$signature__data$106 ;
+  reg [7:0] \$signature__data$109 ;
+  reg [7:0] \$signature__data$113 ;
+  reg [7:0] \$signature__data$116 ;
+  reg [7:0] \$signature__data$120 ;
+  wire [23:0] \$signature__data$216 ;
+  wire [7:0] \$signature__data$227 ;
+  wire [23:0] \$signature__data$237 ;
+  wire [7:0] \$signature__data$247 ;
+  wire [7:0] \$signature__data$257 ;
+  wire [7:0] \$signature__data$258 ;
+  wire [23:0] \$signature__data$331 ;
+  wire [23:0] \$signature__data$352 ;
+  wire [7:0] \$signature__data$83 ;
   wire [7:0] \$signature__data$85 ;
-  reg [7:0] \$signature__data$89 ;
-  wire [7:0] \$signature__data$90 ;
+  wire [7:0] \$signature__data$86 ;
+  wire [7:0] \$signature__data$87 ;
+  wire [7:0] \$signature__data$88 ;
+  wire [7:0] \$signature__data$91 ;
+  wire [7:0] \$signature__data$95 ;
+  wire [7:0] \$signature__data$99 ;
   reg \$signature__en ;
-  reg \$signature__en$190  = 1'h0;
-  wire \$signature__en$199 ;
-  reg \$signature__en$211  = 1'h0;
-  wire \$signature__en$219 ;
-  reg \$signature__en$86 ;
-  reg \$signature__en$91 ;
+  reg \$signature__en$107 ;
+  reg \$signature__en$110 ;
+  reg \$signature__en$114 ;
+  reg \$signature__en$117 ;
+  reg \$signature__en$121 ;
+  reg \$signature__en$219  = 1'h0;
+  wire \$signature__en$228 ;
+  reg \$signature__en$240  = 1'h0;
+  wire \$signature__en$248 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
@@ -646,6 +778,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg emit_second = 1'h0;
   reg [6:0] emit_second_col = 7'h00;
   reg emit_second_last = 1'h0;
+  wire ends;
   reg [15:0] esum0;
   reg [15:0] esum1;
   reg [2:0] filled = 3'h0;
@@ -655,14 +788,19 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg first_of0 = 1'h0;
   reg first_of1 = 1'h0;
   reg first_of2 = 1'h0;
+  reg flush1 = 1'h0;
+  reg flushing = 1'h0;
   reg frame_push = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g0;
   wire [7:0] g1;
   wire [7:0] g2;
+  wire [7:0] grey0;
+  wire [7:0] grey1;
   reg [7:0] grey1b_0 = 8'h00;
   reg [7:0] grey1b_1 = 8'h00;
   reg [7:0] grey1b_2 = 8'h00;
+  wire [7:0] grey2;
   reg [15:0] h3_0 = 16'h0000;
   reg [15:0] h3_1 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
@@ -697,6 +835,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg last2_0 = 1'h0;
   reg last2_1 = 1'h0;
   reg last2_2 = 1'h0;
+  reg [7:0] last_grey0;
+  reg [7:0] last_grey1;
+  reg [7:0] last_grey2;
   wire line_done;
   wire [1:0] logical;
   reg [1:0] mb = 2'h0;
@@ -709,6 +850,8 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg [15:0] pa2_0 = 16'h0000;
   reg [15:0] pa2_1 = 16'h0000;
   reg [15:0] pa2_2 = 16'h0000;
+  reg parity = 1'h0;
+  reg parity1 = 1'h0;
   reg [15:0] pb2_0 = 16'h0000;
   reg [15:0] pb2_1 = 16'h0000;
   reg [15:0] pb2_2 = 16'h0000;
@@ -718,10 +861,6 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg [7:0] prev1b_0 = 8'h00;
   reg [7:0] prev1b_1 = 8'h00;
   reg [7:0] prev1b_2 = 8'h00;
-  reg [7:0] prev_grey0;
-  reg [7:0] prev_grey1;
-  reg [7:0] prev_grey2;
-  reg prev_partial = 1'h0;
   wire [47:0] prod6_0;
   wire [47:0] prod6_1;
   reg [29:0] prod6_hi_0 = 30'h00000000;
@@ -777,6 +916,13 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg second_sel0 = 1'h0;
   reg second_sel1 = 1'h0;
   reg second_sel2 = 1'h0;
+  reg src_frame_end;
+  reg src_line_end;
+  reg [23:0] src_pixel;
+  wire [7:0] \src_pixel[0] ;
+  wire [7:0] \src_pixel[1] ;
+  wire [7:0] \src_pixel[2] ;
+  reg [2:0] src_visible;
   input stream__frame_end;
   wire stream__frame_end;
   input stream__line_end;
@@ -796,6 +942,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg tail_sel0 = 1'h0;
   reg tail_sel1 = 1'h0;
   reg tail_sel2 = 1'h0;
+  reg [7:0] this_grey0;
+  reg [7:0] this_grey1;
+  reg [7:0] this_grey2;
   wire this_push;
   wire this_zero;
   reg top1 = 1'h0;
@@ -1138,435 +1287,651 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     _1_ <= lut[pix1];
     _2_ <= lut[pix0];
   end
-  assign \$signature__data$90  = _0_;
-  assign \$signature__data$85  = _1_;
-  assign \$signature__data$80  = _2_;
-  reg [7:0] prev0 [11199:0];
-  integer prev0__i;
+  assign \$signature__data$99  = _0_;
+  assign \$signature__data$95  = _1_;
+  assign \$signature__data$91  = _2_;
+  reg [7:0] screen0_0 [11199:0];
+  integer screen0_0__i;
   initial begin
-    for (prev0__i = 0; prev0__i < 11200; prev0__i = prev0__i + 1) prev0[prev0__i] = 0;
+    for (screen0_0__i = 0; screen0_0__i < 11200; screen0_0__i = screen0_0__i + 1) screen0_0[screen0_0__i] = 0;
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      prev0[\$signature__addr$77 ] <= \$signature__data$79 ;
+      screen0_0[\$signature__addr$100 ] <= \$signature__data$102 ;
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
-    _3_ <= prev0[\$81 [13:0]];
+    _3_ <= screen0_0[\$87 [13:0]];
   end
   assign \$signature__data  = _3_;
-  reg [7:0] prev1 [11199:0];
-  integer prev1__i;
+  reg [7:0] screen0_1 [11199:0];
+  integer screen0_1__i;
   initial begin
-    for (prev1__i = 0; prev1__i < 11200; prev1__i = prev1__i + 1) prev1[prev1__i] = 0;
+    for (screen0_1__i = 0; screen0_1__i < 11200; screen0_1__i = screen0_1__i + 1) screen0_1[screen0_1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$86 )
-      prev1[\$signature__addr$83 ] <= \$signature__data$84 ;
+    if (\$signature__en$110 )
+      screen0_1[\$signature__addr$108 ] <= \$signature__data$109 ;
   end
   reg [7:0] _4_;
   always @(posedge clk) begin
-    _4_ <= prev1[\$83 [13:0]];
+    _4_ <= screen0_1[\$91 [13:0]];
   end
-  assign \$signature__data$73  = _4_;
-  reg [7:0] prev2 [11199:0];
-  integer prev2__i;
+  assign \$signature__data$85  = _4_;
+  reg [7:0] screen0_2 [11199:0];
+  integer screen0_2__i;
   initial begin
-    for (prev2__i = 0; prev2__i < 11200; prev2__i = prev2__i + 1) prev2[prev2__i] = 0;
+    for (screen0_2__i = 0; screen0_2__i < 11200; screen0_2__i = screen0_2__i + 1) screen0_2[screen0_2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$91 )
-      prev2[\$signature__addr$88 ] <= \$signature__data$89 ;
+    if (\$signature__en$117 )
+      screen0_2[\$signature__addr$115 ] <= \$signature__data$116 ;
   end
   reg [7:0] _5_;
   always @(posedge clk) begin
-    _5_ <= prev2[\$85 [13:0]];
+    _5_ <= screen0_2[\$95 [13:0]];
   end
-  assign \$signature__data$74  = _5_;
+  assign \$signature__data$87  = _5_;
+  reg [7:0] screen1_0 [11199:0];
+  integer screen1_0__i;
+  initial begin
+    for (screen1_0__i = 0; screen1_0__i < 11200; screen1_0__i = screen1_0__i + 1) screen1_0[screen1_0__i] = 0;
+  end
+  always @(posedge clk) begin
+    if (\$signature__en$107 )
+      screen1_0[\$signature__addr$105 ] <= \$signature__data$106 ;
+  end
+  reg [7:0] _6_;
+  always @(posedge clk) begin
+    _6_ <= screen1_0[\$89 [13:0]];
+  end
+  assign \$signature__data$83  = _6_;
+  reg [7:0] screen1_1 [11199:0];
+  integer screen1_1__i;
+  initial begin
+    for (screen1_1__i = 0; screen1_1__i < 11200; screen1_1__i = screen1_1__i + 1) screen1_1[screen1_1__i] = 0;
+  end
+  always @(posedge clk) begin
+    if (\$signature__en$114 )
+      screen1_1[\$signature__addr$112 ] <= \$signature__data$113 ;
+  end
+  reg [7:0] _7_;
+  always @(posedge clk) begin
+    _7_ <= screen1_1[\$93 [13:0]];
+  end
+  assign \$signature__data$86  = _7_;
+  reg [7:0] screen1_2 [11199:0];
+  integer screen1_2__i;
+  initial begin
+    for (screen1_2__i = 0; screen1_2__i < 11200; screen1_2__i = screen1_2__i + 1) screen1_2[screen1_2__i] = 0;
+  end
+  always @(posedge clk) begin
+    if (\$signature__en$121 )
+      screen1_2[\$signature__addr$119 ] <= \$signature__data$120 ;
+  end
+  reg [7:0] _8_;
+  always @(posedge clk) begin
+    _8_ <= screen1_2[\$97 [13:0]];
+  end
+  assign \$signature__data$88  = _8_;
   reg [7:0] stack0 [14111:0];
   integer stack0__i;
   initial begin
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$199 )
-      stack0[\$158 [13:0]] <= \$159 [7:0];
+    if (\$signature__en$228 )
+      stack0[\$276 [13:0]] <= \$277 [7:0];
   end
-  reg [7:0] _6_;
+  reg [7:0] _9_;
   always @(posedge clk) begin
-    _6_ <= stack0[\$172 [13:0]];
+    _9_ <= stack0[\$290 [13:0]];
   end
-  assign \$signature__data$228  = _6_;
+  assign \$signature__data$257  = _9_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$219 )
-      stack1[\$164 [13:0]] <= \$165 [7:0];
+    if (\$signature__en$248 )
+      stack1[\$282 [13:0]] <= \$283 [7:0];
   end
-  reg [7:0] _7_;
+  reg [7:0] _10_;
   always @(posedge clk) begin
-    _7_ <= stack1[\$175 [13:0]];
+    _10_ <= stack1[\$293 [13:0]];
   end
-  assign \$signature__data$229  = _7_;
+  assign \$signature__data$258  = _10_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$190 )
-      vacc0[c4_0[6:1]] <= \$signature__data$187 ;
+    if (\$signature__en$219 )
+      vacc0[c4_0[6:1]] <= \$signature__data$216 ;
   end
-  reg [23:0] _8_;
+  reg [23:0] _11_;
   always @(posedge clk) begin
-    _8_ <= vacc0[ecol0[6:1]];
+    _11_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$302  = _8_;
+  assign \$signature__data$331  = _11_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$211 )
-      vacc1[c4_1[6:1]] <= \$signature__data$208 ;
+    if (\$signature__en$240 )
+      vacc1[c4_1[6:1]] <= \$signature__data$237 ;
   end
-  reg [23:0] _9_;
+  reg [23:0] _12_;
   always @(posedge clk) begin
-    _9_ <= vacc1[ecol1[6:1]];
+    _12_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$323  = _9_;
+  assign \$signature__data$352  = _12_;
+  assign \$323  = \$322  > 8'ha0;
+  assign \$324  = accept & \$323 ;
+  assign \$325  = \$321  | \$324 ;
+  assign \$326  = src_frame_end & \$signal$77 ;
+  assign \$327  = \$326  & frame_push;
+  assign \$328  = ~ parity;
+  assign \$329  = | stream__visible;
+  assign \$330  = \$329  | stream__frame_end;
+  assign \$331  = flushing & \$330 ;
+  assign \$332  = ! x;
+  assign \$333  = ! y;
+  assign \$334  = wxa1b_0 * g0;
+  assign \$335  = wxb1b_0 * g0;
+  assign \$336  = wxa1b_1 * g1;
+  assign \$337  = wxb1b_1 * g1;
+  assign \$338  = wxa1b_2 * g2;
+  assign \$339  = wxb1b_2 * g2;
+  assign \$342  = ! \$225 [1:0];
+  assign \$343  = v1b_1 & \$342 ;
+  assign \$344  = ! \$227 [1:0];
+  assign \$345  = v1b_2 & \$344 ;
+  assign \$346  = v1b_0 & cd1b_0;
+  assign \$351  = v1b_0 & \$350 ;
+  assign \$352  = v1b_1 & cd1b_1;
+  assign \$353  = ! \$225 [1:0];
+  assign \$354  = \$352  & \$353 ;
+  assign \$355  = \$225 [1:0] == 1'h1;
+  assign \$356  = \$354  | \$355 ;
+  assign \$357  = v1b_1 & \$356 ;
+  assign \$358  = v1b_2 & cd1b_2;
+  assign \$359  = ! \$227 [1:0];
+  assign \$360  = \$358  & \$359 ;
+  assign \$361  = \$227 [1:0] == 1'h1;
+  assign \$362  = \$360  | \$361 ;
+  assign \$363  = v1b_2 & \$362 ;
+  assign \$365  = ! \$225 [1:0];
+  assign \$366  = ! \$227 [1:0];
+  assign \$367  = v1b_0 & cd1b_0;
+  assign \$368  = 1'h0 + \$367 ;
+  assign \$369  = \$368  == \$229 [1:0];
+  assign \$370  = v1b_0 & \$369 ;
+  assign \$371  = v1b_1 & cd1b_1;
+  assign \$372  = \$225 [1:0] + \$371 ;
+  assign \$373  = \$372  == \$229 [1:0];
+  assign \$374  = v1b_1 & \$373 ;
+  assign \$375  = v1b_2 & cd1b_2;
+  assign \$376  = \$227 [1:0] + \$375 ;
+  assign \$377  = \$376  == \$229 [1:0];
+  assign \$378  = v1b_2 & \$377 ;
+  assign \$379  = v1b_0 & cd1b_0;
+  assign \$380  = v1b_1 & cd1b_1;
+  assign \$381  = v1b_2 & cd1b_2;
+  assign \$382  = v1b_0 & cd1b_0;
+  assign \$385  = v1b_1 & cd1b_1;
+  assign \$386  = ! \$225 [1:0];
+  assign \$387  = \$385  & \$386 ;
+  assign \$388  = v1b_2 & cd1b_2;
+  assign \$389  = ! \$227 [1:0];
+  assign \$390  = \$388  & \$389 ;
+  assign \$391  = v1b_0 & cd1b_0;
+  assign \$394  = v1b_1 & cd1b_1;
+  assign \$395  = \$225 [1:0] == 1'h1;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = v1b_2 & cd1b_2;
+  assign \$398  = \$227 [1:0] == 1'h1;
+  assign \$399  = \$397  & \$398 ;
+  assign \$400  = | completions;
+  assign \$401  = completions == 2'h2;
+  assign \$402  = emit_first ? beat_tail_s : \$263 [15:0];
+  assign \$403  = wya3_0 * h3_0;
+  assign \$404  = wya3_0 * h3_0;
+  assign \$405  = \$404  + 15'h41a0;
+  assign \$406  = wyb3_0 * h3_0;
+  assign \$407  = top3_0 ? 24'h000000 : \$signature__data$331 ;
+  assign \$408  = \$signature__en$219  & rd4_0;
+  assign \$409  = acc4_0 + va4h_0;
+  assign \$410  = base4_0 + c4_0;
+  assign \$411  = num5_0 * 16'hd49b;
+  assign \$412  = num5_0 * 6'h3e;
+  assign \$413  = wya3_1 * h3_1;
+  assign \$414  = wya3_1 * h3_1;
+  assign \$415  = \$414  + 15'h41a0;
+  assign \$416  = wyb3_1 * h3_1;
+  assign \$417  = top3_1 ? 24'h000000 : \$signature__data$352 ;
+  assign \$418  = \$signature__en$240  & rd4_1;
+  assign \$419  = acc4_1 + va4h_1;
+  assign \$420  = base4_1 + c4_1;
+  assign \$421  = num5_1 * 16'hd49b;
+  assign \$422  = num5_1 * 6'h3e;
+  assign \$423  = accept & first;
+  assign \$424  = \$423  & ctl__push;
+  assign \$425  = v6_0 & push6_0;
+  assign \$426  = \$425  & l6_0;
+  assign \$427  = v6_1 & push6_1;
+  assign \$428  = \$427  & l6_1;
+  assign \$429  = \$426  | \$428 ;
+  assign \$430  = head + 1'h1;
+  assign \$431  = filled == 3'h4;
+  assign \$432  = filled + 1'h1;
+  assign \$433  = \$431  ? 4'h4 : \$432 ;
   always @(posedge clk)
-    top1 <= \$354 ;
+    q <= \$434 ;
   always @(posedge clk)
-    base1 <= \$355 ;
+    mb <= \$435 ;
   always @(posedge clk)
-    push1 <= \$356 ;
+    frame_push <= \$436 ;
   always @(posedge clk)
-    zero1 <= \$357 ;
+    frame_zero <= \$437 ;
   always @(posedge clk)
-    q1 <= \$358 ;
+    x <= \$438 ;
   always @(posedge clk)
-    mb1 <= \$359 ;
+    px <= \$439 ;
   always @(posedge clk)
-    grey1b_0 <= \$360 ;
+    c <= \$440 ;
   always @(posedge clk)
-    prev1b_0 <= \$361 ;
+    y <= \$441 ;
   always @(posedge clk)
-    grey1b_1 <= \$362 ;
+    py <= \$442 ;
   always @(posedge clk)
-    prev1b_1 <= \$363 ;
+    row_base <= \$443 ;
   always @(posedge clk)
-    grey1b_2 <= \$364 ;
+    sync_error <= \$444 ;
   always @(posedge clk)
-    prev1b_2 <= \$365 ;
+    flushing <= \$445 ;
   always @(posedge clk)
-    zero1b <= \$366 ;
+    parity <= \$446 ;
   always @(posedge clk)
-    v1b_0 <= \$367 ;
+    v1_0 <= \$447 ;
   always @(posedge clk)
-    v1b_1 <= \$368 ;
+    v1_1 <= \$448 ;
   always @(posedge clk)
-    v1b_2 <= \$369 ;
+    v1_2 <= \$449 ;
   always @(posedge clk)
-    cd1b_0 <= \$370 ;
+    cd1_0 <= \$450 ;
   always @(posedge clk)
-    cd1b_1 <= \$371 ;
+    cd1_1 <= \$451 ;
   always @(posedge clk)
-    cd1b_2 <= \$372 ;
+    cd1_2 <= \$452 ;
   always @(posedge clk)
-    c1b_0 <= \$373 ;
+    wxa1_0 <= \$453 ;
   always @(posedge clk)
-    c1b_1 <= \$374 ;
+    wxa1_1 <= \$454 ;
   always @(posedge clk)
-    c1b_2 <= \$375 ;
+    wxa1_2 <= \$455 ;
   always @(posedge clk)
-    last1b_0 <= \$376 ;
+    wxb1_0 <= \$456 ;
   always @(posedge clk)
-    last1b_1 <= \$377 ;
+    wxb1_1 <= \$457 ;
   always @(posedge clk)
-    last1b_2 <= \$378 ;
+    wxb1_2 <= \$458 ;
   always @(posedge clk)
-    wxa1b_0 <= \$379 ;
+    c1_0 <= \$459 ;
   always @(posedge clk)
-    wxa1b_1 <= \$380 ;
+    c1_1 <= \$460 ;
   always @(posedge clk)
-    wxa1b_2 <= \$381 ;
+    c1_2 <= \$461 ;
   always @(posedge clk)
-    wxb1b_0 <= \$382 ;
+    last1_0 <= \$462 ;
   always @(posedge clk)
-    wxb1b_1 <= \$383 ;
+    last1_1 <= \$463 ;
   always @(posedge clk)
-    wxb1b_2 <= \$384 ;
+    last1_2 <= \$464 ;
   always @(posedge clk)
-    x0_1b <= \$385 ;
+    x0_1 <= \$465 ;
   always @(posedge clk)
-    rd1b <= \$386 ;
+    rd1 <= \$466 ;
   always @(posedge clk)
-    wya1b <= \$387 ;
+    wya1 <= \$467 ;
   always @(posedge clk)
-    wyb1b <= \$388 ;
+    wyb1 <= \$468 ;
   always @(posedge clk)
-    top1b <= \$389 ;
+    top1 <= \$469 ;
   always @(posedge clk)
-    base1b <= \$390 ;
+    base1 <= \$470 ;
   always @(posedge clk)
-    push1b <= \$391 ;
+    push1 <= \$471 ;
   always @(posedge clk)
-    pa2_0 <= \$392 ;
+    zero1 <= \$472 ;
   always @(posedge clk)
-    pb2_0 <= \$393 ;
+    q1 <= \$473 ;
   always @(posedge clk)
-    pa2_1 <= \$394 ;
+    mb1 <= \$474 ;
   always @(posedge clk)
-    pb2_1 <= \$395 ;
+    parity1 <= \$475 ;
   always @(posedge clk)
-    pa2_2 <= \$396 ;
+    flush1 <= \$476 ;
   always @(posedge clk)
-    pb2_2 <= \$397 ;
+    grey1b_0 <= \$477 ;
   always @(posedge clk)
-    v2_0 <= \$398 ;
+    prev1b_0 <= \$478 ;
   always @(posedge clk)
-    c2_0 <= \$399 ;
+    grey1b_1 <= \$479 ;
   always @(posedge clk)
-    c2_1 <= \$400 ;
+    prev1b_1 <= \$480 ;
   always @(posedge clk)
-    c2_2 <= \$401 ;
+    grey1b_2 <= \$481 ;
   always @(posedge clk)
-    last2_0 <= \$402 ;
+    prev1b_2 <= \$482 ;
   always @(posedge clk)
-    last2_1 <= \$403 ;
+    zero1b <= \$483 ;
   always @(posedge clk)
-    last2_2 <= \$404 ;
+    v1b_0 <= \$484 ;
   always @(posedge clk)
-    x0_2 <= \$405 ;
+    v1b_1 <= \$485 ;
   always @(posedge clk)
-    rd2 <= \$406 ;
+    v1b_2 <= \$486 ;
   always @(posedge clk)
-    wya2 <= \$407 ;
+    cd1b_0 <= \$487 ;
   always @(posedge clk)
-    wyb2 <= \$408 ;
+    cd1b_1 <= \$488 ;
   always @(posedge clk)
-    top2 <= \$409 ;
+    cd1b_2 <= \$489 ;
   always @(posedge clk)
-    base2 <= \$410 ;
+    c1b_0 <= \$490 ;
   always @(posedge clk)
-    push2 <= \$411 ;
+    c1b_1 <= \$491 ;
   always @(posedge clk)
-    head_sel0 <= \$412 ;
+    c1b_2 <= \$492 ;
   always @(posedge clk)
-    head_sel1 <= \$413 ;
+    last1b_0 <= \$493 ;
   always @(posedge clk)
-    head_sel2 <= \$414 ;
+    last1b_1 <= \$494 ;
   always @(posedge clk)
-    second_sel0 <= \$415 ;
+    last1b_2 <= \$495 ;
   always @(posedge clk)
-    second_sel1 <= \$416 ;
+    wxa1b_0 <= \$496 ;
   always @(posedge clk)
-    second_sel2 <= \$417 ;
+    wxa1b_1 <= \$497 ;
   always @(posedge clk)
-    second_pb0 <= \$418 ;
+    wxa1b_2 <= \$498 ;
   always @(posedge clk)
-    second_pb1 <= \$419 ;
+    wxb1b_0 <= \$499 ;
   always @(posedge clk)
-    second_pb2 <= \$420 ;
+    wxb1b_1 <= \$500 ;
   always @(posedge clk)
-    tail_sel0 <= \$421 ;
+    wxb1b_2 <= \$501 ;
   always @(posedge clk)
-    tail_sel1 <= \$422 ;
+    x0_1b <= \$502 ;
   always @(posedge clk)
-    tail_sel2 <= \$423 ;
+    rd1b <= \$503 ;
   always @(posedge clk)
-    tail_pb0 <= \$424 ;
+    wya1b <= \$504 ;
   always @(posedge clk)
-    tail_pb1 <= \$425 ;
+    wyb1b <= \$505 ;
   always @(posedge clk)
-    tail_pb2 <= \$426 ;
+    top1b <= \$506 ;
   always @(posedge clk)
-    first_of0 <= \$427 ;
+    base1b <= \$507 ;
   always @(posedge clk)
-    first_of1 <= \$428 ;
+    push1b <= \$508 ;
   always @(posedge clk)
-    first_of2 <= \$429 ;
+    pa2_0 <= \$509 ;
   always @(posedge clk)
-    second_of0 <= \$430 ;
+    pb2_0 <= \$510 ;
   always @(posedge clk)
-    second_of1 <= \$431 ;
+    pa2_1 <= \$511 ;
   always @(posedge clk)
-    second_of2 <= \$432 ;
+    pb2_1 <= \$512 ;
   always @(posedge clk)
-    completions <= \$433 ;
+    pa2_2 <= \$513 ;
   always @(posedge clk)
-    emit_first <= \$434 ;
+    pb2_2 <= \$514 ;
   always @(posedge clk)
-    emit_first_col <= \$435 ;
+    v2_0 <= \$515 ;
   always @(posedge clk)
-    emit_first_last <= \$436 ;
+    c2_0 <= \$516 ;
   always @(posedge clk)
-    emit_second <= \$437 ;
+    c2_1 <= \$517 ;
   always @(posedge clk)
-    emit_second_col <= \$438 ;
+    c2_2 <= \$518 ;
   always @(posedge clk)
-    emit_second_last <= \$439 ;
+    last2_0 <= \$519 ;
   always @(posedge clk)
-    beat_head_s <= \$440 ;
+    last2_1 <= \$520 ;
   always @(posedge clk)
-    beat_second_s <= \$441 ;
+    last2_2 <= \$521 ;
   always @(posedge clk)
-    beat_tail_s <= \$442 ;
+    x0_2 <= \$522 ;
   always @(posedge clk)
-    beat_valid <= \$443 ;
+    rd2 <= \$523 ;
   always @(posedge clk)
-    x0_2b <= \$444 ;
+    wya2 <= \$524 ;
   always @(posedge clk)
-    rd2b <= \$445 ;
+    wyb2 <= \$525 ;
   always @(posedge clk)
-    wya2b <= \$446 ;
+    top2 <= \$526 ;
   always @(posedge clk)
-    wyb2b <= \$447 ;
+    base2 <= \$527 ;
   always @(posedge clk)
-    top2b <= \$448 ;
+    push2 <= \$528 ;
   always @(posedge clk)
-    base2b <= \$449 ;
+    head_sel0 <= \$529 ;
   always @(posedge clk)
-    push2b <= \$450 ;
+    head_sel1 <= \$530 ;
   always @(posedge clk)
-    hacc <= \$451 ;
+    head_sel2 <= \$531 ;
   always @(posedge clk)
-    v3_0 <= \$452 ;
+    second_sel0 <= \$532 ;
   always @(posedge clk)
-    h3_0 <= \$453 ;
+    second_sel1 <= \$533 ;
   always @(posedge clk)
-    c3_0 <= \$454 ;
+    second_sel2 <= \$534 ;
   always @(posedge clk)
-    l3_0 <= \$455 ;
+    second_pb0 <= \$535 ;
   always @(posedge clk)
-    rd3_0 <= \$456 ;
+    second_pb1 <= \$536 ;
   always @(posedge clk)
-    wya3_0 <= \$457 ;
+    second_pb2 <= \$537 ;
   always @(posedge clk)
-    wyb3_0 <= \$458 ;
+    tail_sel0 <= \$538 ;
   always @(posedge clk)
-    top3_0 <= \$459 ;
+    tail_sel1 <= \$539 ;
   always @(posedge clk)
-    base3_0 <= \$460 ;
+    tail_sel2 <= \$540 ;
   always @(posedge clk)
-    push3_0 <= \$461 ;
+    tail_pb0 <= \$541 ;
   always @(posedge clk)
-    va4_0 <= \$462 ;
+    tail_pb1 <= \$542 ;
   always @(posedge clk)
-    va4h_0 <= \$463 ;
+    tail_pb2 <= \$543 ;
   always @(posedge clk)
-    vb4_0 <= \$464 ;
+    first_of0 <= \$544 ;
   always @(posedge clk)
-    acc4_0 <= \$465 ;
+    first_of1 <= \$545 ;
   always @(posedge clk)
-    \$signature__en$190  <= \$466 ;
+    first_of2 <= \$546 ;
   always @(posedge clk)
-    c4_0 <= \$467 ;
+    second_of0 <= \$547 ;
   always @(posedge clk)
-    rd4_0 <= \$468 ;
+    second_of1 <= \$548 ;
   always @(posedge clk)
-    base4_0 <= \$469 ;
+    second_of2 <= \$549 ;
   always @(posedge clk)
-    l4_0 <= \$470 ;
+    completions <= \$550 ;
   always @(posedge clk)
-    push4_0 <= \$471 ;
+    emit_first <= \$551 ;
   always @(posedge clk)
-    v5_0 <= \$472 ;
+    emit_first_col <= \$552 ;
   always @(posedge clk)
-    num5_0 <= \$473 ;
+    emit_first_last <= \$553 ;
   always @(posedge clk)
-    idx5_0 <= \$474 ;
+    emit_second <= \$554 ;
   always @(posedge clk)
-    l5_0 <= \$475 ;
+    emit_second_col <= \$555 ;
   always @(posedge clk)
-    push5_0 <= \$476 ;
+    emit_second_last <= \$556 ;
   always @(posedge clk)
-    prod6_lo_0 <= \$477 ;
+    beat_head_s <= \$557 ;
   always @(posedge clk)
-    prod6_hi_0 <= \$478 ;
+    beat_second_s <= \$558 ;
   always @(posedge clk)
-    v6_0 <= \$479 ;
+    beat_tail_s <= \$559 ;
   always @(posedge clk)
-    idx6_0 <= \$480 ;
+    beat_valid <= \$560 ;
   always @(posedge clk)
-    l6_0 <= \$481 ;
+    x0_2b <= \$561 ;
   always @(posedge clk)
-    push6_0 <= \$482 ;
+    rd2b <= \$562 ;
   always @(posedge clk)
-    v3_1 <= \$483 ;
+    wya2b <= \$563 ;
   always @(posedge clk)
-    h3_1 <= \$484 ;
+    wyb2b <= \$564 ;
   always @(posedge clk)
-    c3_1 <= \$485 ;
+    top2b <= \$565 ;
   always @(posedge clk)
-    l3_1 <= \$486 ;
+    base2b <= \$566 ;
   always @(posedge clk)
-    rd3_1 <= \$487 ;
+    push2b <= \$567 ;
   always @(posedge clk)
-    wya3_1 <= \$488 ;
+    hacc <= \$568 ;
   always @(posedge clk)
-    wyb3_1 <= \$489 ;
+    v3_0 <= \$569 ;
   always @(posedge clk)
-    top3_1 <= \$490 ;
+    h3_0 <= \$570 ;
   always @(posedge clk)
-    base3_1 <= \$491 ;
+    c3_0 <= \$571 ;
   always @(posedge clk)
-    push3_1 <= \$492 ;
+    l3_0 <= \$572 ;
   always @(posedge clk)
-    va4_1 <= \$493 ;
+    rd3_0 <= \$573 ;
   always @(posedge clk)
-    va4h_1 <= \$494 ;
+    wya3_0 <= \$574 ;
   always @(posedge clk)
-    vb4_1 <= \$495 ;
+    wyb3_0 <= \$575 ;
   always @(posedge clk)
-    acc4_1 <= \$496 ;
+    top3_0 <= \$576 ;
   always @(posedge clk)
-    \$signature__en$211  <= \$497 ;
+    base3_0 <= \$577 ;
   always @(posedge clk)
-    c4_1 <= \$498 ;
+    push3_0 <= \$578 ;
   always @(posedge clk)
-    rd4_1 <= \$499 ;
+    va4_0 <= \$579 ;
   always @(posedge clk)
-    base4_1 <= \$500 ;
+    va4h_0 <= \$580 ;
   always @(posedge clk)
-    l4_1 <= \$501 ;
+    vb4_0 <= \$581 ;
   always @(posedge clk)
-    push4_1 <= \$502 ;
+    acc4_0 <= \$582 ;
   always @(posedge clk)
-    v5_1 <= \$503 ;
+    \$signature__en$219  <= \$583 ;
   always @(posedge clk)
-    num5_1 <= \$504 ;
+    c4_0 <= \$584 ;
   always @(posedge clk)
-    idx5_1 <= \$505 ;
+    rd4_0 <= \$585 ;
   always @(posedge clk)
-    l5_1 <= \$506 ;
+    base4_0 <= \$586 ;
   always @(posedge clk)
-    push5_1 <= \$507 ;
+    l4_0 <= \$587 ;
   always @(posedge clk)
-    prod6_lo_1 <= \$508 ;
+    push4_0 <= \$588 ;
   always @(posedge clk)
-    prod6_hi_1 <= \$509 ;
+    v5_0 <= \$589 ;
   always @(posedge clk)
-    v6_1 <= \$510 ;
+    num5_0 <= \$590 ;
   always @(posedge clk)
-    idx6_1 <= \$511 ;
+    idx5_0 <= \$591 ;
   always @(posedge clk)
-    l6_1 <= \$512 ;
+    l5_0 <= \$592 ;
   always @(posedge clk)
-    push6_1 <= \$513 ;
+    push5_0 <= \$593 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$514 ;
+    prod6_lo_0 <= \$594 ;
   always @(posedge clk)
-    head <= \$515 ;
+    prod6_hi_0 <= \$595 ;
   always @(posedge clk)
-    filled <= \$516 ;
+    v6_0 <= \$596 ;
   always @(posedge clk)
-    odd <= \$517 ;
+    idx6_0 <= \$597 ;
+  always @(posedge clk)
+    l6_0 <= \$598 ;
+  always @(posedge clk)
+    push6_0 <= \$599 ;
+  always @(posedge clk)
+    v3_1 <= \$600 ;
+  always @(posedge clk)
+    h3_1 <= \$601 ;
+  always @(posedge clk)
+    c3_1 <= \$602 ;
+  always @(posedge clk)
+    l3_1 <= \$603 ;
+  always @(posedge clk)
+    rd3_1 <= \$604 ;
+  always @(posedge clk)
+    wya3_1 <= \$605 ;
+  always @(posedge clk)
+    wyb3_1 <= \$606 ;
+  always @(posedge clk)
+    top3_1 <= \$607 ;
+  always @(posedge clk)
+    base3_1 <= \$608 ;
+  always @(posedge clk)
+    push3_1 <= \$609 ;
+  always @(posedge clk)
+    va4_1 <= \$610 ;
+  always @(posedge clk)
+    va4h_1 <= \$611 ;
+  always @(posedge clk)
+    vb4_1 <= \$612 ;
+  always @(posedge clk)
+    acc4_1 <= \$613 ;
+  always @(posedge clk)
+    \$signature__en$240  <= \$614 ;
+  always @(posedge clk)
+    c4_1 <= \$615 ;
+  always @(posedge clk)
+    rd4_1 <= \$616 ;
+  always @(posedge clk)
+    base4_1 <= \$617 ;
+  always @(posedge clk)
+    l4_1 <= \$618 ;
+  always @(posedge clk)
+    push4_1 <= \$619 ;
+  always @(posedge clk)
+    v5_1 <= \$620 ;
+  always @(posedge clk)
+    num5_1 <= \$621 ;
+  always @(posedge clk)
+    idx5_1 <= \$622 ;
+  always @(posedge clk)
+    l5_1 <= \$623 ;
+  always @(posedge clk)
+    push5_1 <= \$624 ;
+  always @(posedge clk)
+    prod6_lo_1 <= \$625 ;
+  always @(posedge clk)
+    prod6_hi_1 <= \$626 ;
+  always @(posedge clk)
+    v6_1 <= \$627 ;
+  always @(posedge clk)
+    idx6_1 <= \$628 ;
+  always @(posedge clk)
+    l6_1 <= \$629 ;
+  always @(posedge clk)
+    push6_1 <= \$630 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$631 ;
+  always @(posedge clk)
+    head <= \$632 ;
+  always @(posedge clk)
+    filled <= \$633 ;
+  always @(posedge clk)
+    odd <= \$634 ;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
@@ -1579,1621 +1944,377 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   assign \$6  = py + 7'h54;
   assign \$7  = \$6  - 8'hd2;
   assign \$8  = row_done ? \$7  : 10'h000;
-  assign \$9  = | n;
-  assign \$10  = y < 8'hd2;
-  assign accept = \$9  & \$10 ;
-  assign \$11  = x + n;
-  assign \$12  = \$11  >= 8'ha0;
-  assign line_done = accept & \$12 ;
-  assign \$13  = px >= 8'ha0;
-  assign \$14  = px >= 9'h140;
-  assign cols_passed0 = \$13  + \$14 ;
-  assign \$15  = px >= 7'h4c;
-  assign \$16  = px >= 8'hec;
-  assign cols_passed1 = \$15  + \$16 ;
-  assign \$17  = px >= 8'h98;
-  assign cols_passed2 = 1'h1 + \$17 ;
-  assign \$18  = px >= 7'h44;
-  assign cols_passed3 = 1'h1 + \$18 ;
-  assign \$19  = cols_passed0 == 2'h2;
-  assign \$20  = px + 11'h6c0;
-  assign \$21  = cols_passed0 == 1'h1;
-  assign \$22  = px + 10'h360;
-  assign \$23  = px + 1'h0;
-  assign \$24  = \$21  ? \$22  : { 1'h0, \$23  };
-  assign \$25  = \$19  ? \$20  : { \$24 [9], \$24  };
-  assign \$26  = cols_passed1 == 2'h2;
-  assign \$27  = px + 10'h314;
-  assign \$28  = cols_passed1 == 1'h1;
-  assign \$29  = px + 10'h3b4;
-  assign \$30  = px + 7'h54;
-  assign \$31  = \$28  ? \$29  : { 1'h0, \$30  };
-  assign \$32  = \$26  ? \$27  : \$31 ;
-  assign \$33  = cols_passed2 == 2'h2;
-  assign \$34  = px + 10'h368;
-  assign \$35  = cols_passed2 == 1'h1;
-  assign \$36  = px + 4'h8;
-  assign \$37  = px + 8'ha8;
-  assign \$38  = \$35  ? \$36  : \$37 ;
-  assign \$39  = \$33  ? \$34  : { 1'h0, \$38  };
-  assign \$40  = cols_passed3 == 2'h2;
-  assign \$41  = px + 10'h3bc;
-  assign \$42  = cols_passed3 == 1'h1;
-  assign \$43  = px + 7'h5c;
-  assign \$44  = px + 8'hfc;
-  assign \$45  = \$42  ? \$43  : \$44 ;
-  assign \$46  = \$40  ? \$41  : { 1'h0, \$45  };
-  assign \$47  = n > 1'h0;
-  assign \$48  = accept & \$47 ;
-  assign \$49  = x + 1'h0;
-  assign \$50  = \$49  < 8'ha0;
-  assign valid0 = \$48  & \$50 ;
-  assign col_done0 = cols_passed1 != cols_passed0;
-  assign \$51  = 8'ha0 - \$25 [7:0];
-  assign \$52  = col_done0 ? \$51  : 9'h054;
-  assign \$53  = col_done0 ? \$32 [7:0] : 8'h00;
-  assign \$54  = c + cols_passed0;
+  assign \$9  = x + 2'h3;
+  assign \$10  = \$9  <= 8'ha0;
+  assign \$11  = x + 2'h2;
+  assign \$12  = \$11  == 8'ha0;
+  assign \$13  = \$12  ? 2'h3 : 2'h1;
+  assign \$14  = \$10  ? 3'h7 : { 1'h0, \$13  };
+  assign \$15  = | n;
+  assign \$16  = y < 8'hd2;
+  assign accept = \$15  & \$16 ;
+  assign \$17  = x + n;
+  assign \$18  = \$17  >= 8'ha0;
+  assign line_done = accept & \$18 ;
+  assign \$19  = px >= 8'ha0;
+  assign \$20  = px >= 9'h140;
+  assign cols_passed0 = \$19  + \$20 ;
+  assign \$21  = px >= 7'h4c;
+  assign \$22  = px >= 8'hec;
+  assign cols_passed1 = \$21  + \$22 ;
+  assign \$23  = px >= 8'h98;
+  assign cols_passed2 = 1'h1 + \$23 ;
+  assign \$24  = px >= 7'h44;
+  assign cols_passed3 = 1'h1 + \$24 ;
+  assign \$25  = cols_passed0 == 2'h2;
+  assign \$26  = px + 11'h6c0;
+  assign \$27  = cols_passed0 == 1'h1;
+  assign \$28  = px + 10'h360;
+  assign \$29  = px + 1'h0;
+  assign \$30  = \$27  ? \$28  : { 1'h0, \$29  };
+  assign \$31  = \$25  ? \$26  : { \$30 [9], \$30  };
+  assign \$32  = cols_passed1 == 2'h2;
+  assign \$33  = px + 10'h314;
+  assign \$34  = cols_passed1 == 1'h1;
+  assign \$35  = px + 10'h3b4;
+  assign \$36  = px + 7'h54;
+  assign \$37  = \$34  ? \$35  : { 1'h0, \$36  };
+  assign \$38  = \$32  ? \$33  : \$37 ;
+  assign \$39  = cols_passed2 == 2'h2;
+  assign \$40  = px + 10'h368;
+  assign \$41  = cols_passed2 == 1'h1;
+  assign \$42  = px + 4'h8;
+  assign \$43  = px + 8'ha8;
+  assign \$44  = \$41  ? \$42  : \$43 ;
+  assign \$45  = \$39  ? \$40  : { 1'h0, \$44  };
+  assign \$46  = cols_passed3 == 2'h2;
+  assign \$47  = px + 10'h3bc;
+  assign \$48  = cols_passed3 == 1'h1;
+  assign \$49  = px + 7'h5c;
+  assign \$50  = px + 8'hfc;
+  assign \$51  = \$48  ? \$49  : \$50 ;
+  assign \$52  = \$46  ? \$47  : { 1'h0, \$51  };
+  assign \$53  = n > 1'h0;
+  assign \$54  = accept & \$53 ;
   assign \$55  = x + 1'h0;
-  assign \$56  = \$55  == 8'h9f;
-  assign \$57  = y == 8'hd1;
-  assign last0 = \$56  & \$57 ;
-  assign \$58  = n > 1'h1;
-  assign \$59  = accept & \$58 ;
-  assign \$60  = x + 1'h1;
-  assign \$61  = \$60  < 8'ha0;
-  assign valid1 = \$59  & \$61 ;
-  assign col_done1 = cols_passed2 != cols_passed1;
-  assign \$62  = 8'ha0 - \$32 [7:0];
-  assign \$63  = col_done1 ? \$62  : 9'h054;
-  assign \$64  = col_done1 ? \$39 [7:0] : 8'h00;
-  assign \$65  = c + cols_passed1;
+  assign \$56  = \$55  < 8'ha0;
+  assign valid0 = \$54  & \$56 ;
+  assign col_done0 = cols_passed1 != cols_passed0;
+  assign \$57  = 8'ha0 - \$31 [7:0];
+  assign \$58  = col_done0 ? \$57  : 9'h054;
+  assign \$59  = col_done0 ? \$38 [7:0] : 8'h00;
+  assign \$60  = c + cols_passed0;
+  assign \$61  = x + 1'h0;
+  assign \$62  = \$61  == 8'h9f;
+  assign \$63  = y == 8'hd1;
+  assign last0 = \$62  & \$63 ;
+  assign \$64  = n > 1'h1;
+  assign \$65  = accept & \$64 ;
   assign \$66  = x + 1'h1;
-  assign \$67  = \$66  == 8'h9f;
-  assign \$68  = y == 8'hd1;
-  assign last1 = \$67  & \$68 ;
-  assign \$69  = n > 2'h2;
-  assign \$70  = accept & \$69 ;
-  assign \$71  = x + 2'h2;
-  assign \$72  = \$71  < 8'ha0;
-  assign valid2 = \$70  & \$72 ;
-  assign col_done2 = cols_passed3 != cols_passed2;
-  assign \$73  = 8'ha0 - \$39 [7:0];
-  assign \$74  = col_done2 ? \$73  : 9'h054;
-  assign \$75  = col_done2 ? \$46 [7:0] : 8'h00;
-  assign \$76  = c + cols_passed2;
+  assign \$67  = \$66  < 8'ha0;
+  assign valid1 = \$65  & \$67 ;
+  assign col_done1 = cols_passed2 != cols_passed1;
+  assign \$68  = 8'ha0 - \$38 [7:0];
+  assign \$69  = col_done1 ? \$68  : 9'h054;
+  assign \$70  = col_done1 ? \$45 [7:0] : 8'h00;
+  assign \$71  = c + cols_passed1;
+  assign \$72  = x + 1'h1;
+  assign \$73  = \$72  == 8'h9f;
+  assign \$74  = y == 8'hd1;
+  assign last1 = \$73  & \$74 ;
+  assign \$75  = n > 2'h2;
+  assign \$76  = accept & \$75 ;
   assign \$77  = x + 2'h2;
-  assign \$78  = \$77  == 8'h9f;
-  assign \$79  = y == 8'hd1;
-  assign last2 = \$78  & \$79 ;
-  assign \$80  = mb > 1'h0;
-  assign \$81  = q + \$80 ;
-  assign \$82  = mb > 1'h1;
-  assign \$83  = q + \$82 ;
-  assign \$84  = mb > 2'h2;
-  assign \$85  = q + \$84 ;
-  assign \$86  = y == 8'hd2;
-  assign \$87  = ! y;
-  assign \$88  = ! x;
-  assign \$89  = \$87  & \$88 ;
-  assign \$90  = \$86  | \$89 ;
-  assign \$signal$69  = ~ \$90 ;
-  assign \$91  = q1 + 1'h0;
-  assign \$92  = q1 + 1'h0;
-  assign \$93  = q1 + 1'h0;
-  assign \$94  = q1 + 1'h1;
-  assign \$95  = q1 + 1'h0;
-  assign \$96  = q1 + 1'h0;
-  assign \$97  = q1 + 1'h1;
-  assign \$98  = q1 + 1'h1;
-  assign \$99  = q1 + 1'h0;
-  assign \$100  = grey1b_0 > prev1b_0;
-  assign \$101  = zero1b | \$100 ;
-  assign g0 = \$101  ? grey1b_0 : prev1b_0;
-  assign \$102  = grey1b_1 > prev1b_1;
-  assign \$103  = zero1b | \$102 ;
-  assign g1 = \$103  ? grey1b_1 : prev1b_1;
-  assign \$104  = grey1b_2 > prev1b_2;
-  assign \$105  = zero1b | \$104 ;
-  assign g2 = \$105  ? grey1b_2 : prev1b_2;
-  assign \$106  = v1b_0 & cd1b_0;
-  assign \$107  = 1'h0 + \$106 ;
-  assign \$108  = v1b_1 & cd1b_1;
-  assign \$109  = \$107 [1:0] + \$108 ;
-  assign \$110  = v1b_2 & cd1b_2;
-  assign \$111  = \$109 [1:0] + \$110 ;
+  assign \$78  = \$77  < 8'ha0;
+  assign valid2 = \$76  & \$78 ;
+  assign col_done2 = cols_passed3 != cols_passed2;
+  assign \$79  = 8'ha0 - \$45 [7:0];
+  assign \$80  = col_done2 ? \$79  : 9'h054;
+  assign \$81  = col_done2 ? \$52 [7:0] : 8'h00;
+  assign \$82  = c + cols_passed2;
+  assign \$83  = x + 2'h2;
+  assign \$84  = \$83  == 8'h9f;
+  assign \$85  = y == 8'hd1;
+  assign last2 = \$84  & \$85 ;
+  assign \$86  = mb > 1'h0;
+  assign \$87  = q + \$86 ;
+  assign \$88  = mb > 1'h0;
+  assign \$89  = q + \$88 ;
+  assign \$90  = mb > 1'h1;
+  assign \$91  = q + \$90 ;
+  assign \$92  = mb > 1'h1;
+  assign \$93  = q + \$92 ;
+  assign \$94  = mb > 2'h2;
+  assign \$95  = q + \$94 ;
+  assign \$96  = mb > 2'h2;
+  assign \$97  = q + \$96 ;
+  assign \$98  = y == 8'hd2;
+  assign \$99  = ! y;
+  assign \$100  = ! x;
+  assign \$101  = \$99  & \$100 ;
+  assign \$102  = \$98  | \$101 ;
+  assign \$signal$77  = ~ \$102 ;
+  assign \$103  = src_frame_end & \$signal$77 ;
+  assign \$104  = \$103  & frame_push;
+  assign \$105  = ~ \$104 ;
+  assign \$106  = src_frame_end & \$105 ;
+  assign \$107  = y == 8'hd2;
+  assign \$108  = \$107  | ctl__clear;
+  assign \$109  = flushing & \$108 ;
+  assign ends = \$106  | \$109 ;
+  assign \$110  = parity1 ? \$signature__data$83  : \$signature__data ;
+  assign \$111  = parity1 ? \$signature__data  : \$signature__data$83 ;
+  assign \$112  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
+  assign \$113  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
+  assign \$114  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
+  assign \$115  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
+  assign grey0 = flush1 ? this_grey0 : \$signature__data$91 ;
+  assign \$116  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
+  assign \$117  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
+  assign \$118  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
+  assign \$119  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
+  assign \$120  = parity1 ? \$signature__data$83  : \$signature__data ;
+  assign \$121  = parity1 ? \$signature__data  : \$signature__data$83 ;
+  assign grey1 = flush1 ? this_grey1 : \$signature__data$95 ;
+  assign \$122  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
+  assign \$123  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
+  assign \$124  = parity1 ? \$signature__data$83  : \$signature__data ;
+  assign \$125  = parity1 ? \$signature__data  : \$signature__data$83 ;
+  assign \$126  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
+  assign \$127  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
+  assign grey2 = flush1 ? this_grey2 : \$signature__data$99 ;
+  assign \$128  = q1 + 1'h0;
+  assign \$129  = ~ flush1;
+  assign \$130  = v1_0 & \$129 ;
+  assign \$131  = ! parity1;
+  assign \$132  = \$130  & \$131 ;
+  assign \$133  = q1 + 1'h0;
+  assign \$134  = ~ flush1;
+  assign \$135  = v1_0 & \$134 ;
+  assign \$137  = \$135  & \$136 ;
+  assign \$138  = q1 + 1'h0;
+  assign \$139  = ~ flush1;
+  assign \$140  = v1_1 & \$139 ;
+  assign \$141  = ! parity1;
+  assign \$142  = \$140  & \$141 ;
+  assign \$143  = q1 + 1'h0;
+  assign \$144  = ~ flush1;
+  assign \$145  = v1_1 & \$144 ;
+  assign \$147  = \$145  & \$146 ;
+  assign \$148  = q1 + 1'h0;
+  assign \$149  = ~ flush1;
+  assign \$150  = v1_2 & \$149 ;
+  assign \$151  = ! parity1;
+  assign \$152  = \$150  & \$151 ;
+  assign \$153  = q1 + 1'h0;
+  assign \$154  = ~ flush1;
+  assign \$155  = v1_2 & \$154 ;
+  assign \$157  = \$155  & \$156 ;
+  assign \$158  = q1 + 1'h1;
+  assign \$159  = ~ flush1;
+  assign \$160  = v1_2 & \$159 ;
+  assign \$161  = ! parity1;
+  assign \$162  = \$160  & \$161 ;
+  assign \$163  = q1 + 1'h1;
+  assign \$164  = ~ flush1;
+  assign \$165  = v1_2 & \$164 ;
+  assign \$167  = \$165  & \$166 ;
+  assign \$168  = q1 + 1'h0;
+  assign \$169  = ~ flush1;
+  assign \$170  = v1_0 & \$169 ;
+  assign \$171  = ! parity1;
+  assign \$172  = \$170  & \$171 ;
+  assign \$173  = q1 + 1'h0;
+  assign \$174  = ~ flush1;
+  assign \$175  = v1_0 & \$174 ;
+  assign \$177  = \$175  & \$176 ;
+  assign \$178  = q1 + 1'h0;
+  assign \$179  = ~ flush1;
+  assign \$180  = v1_1 & \$179 ;
+  assign \$181  = ! parity1;
+  assign \$182  = \$180  & \$181 ;
+  assign \$183  = q1 + 1'h0;
+  assign \$184  = ~ flush1;
+  assign \$185  = v1_1 & \$184 ;
+  assign \$187  = \$185  & \$186 ;
+  assign \$188  = q1 + 1'h1;
+  assign \$189  = ~ flush1;
+  assign \$190  = v1_1 & \$189 ;
+  assign \$191  = ! parity1;
+  assign \$192  = \$190  & \$191 ;
+  assign \$193  = q1 + 1'h1;
+  assign \$194  = ~ flush1;
+  assign \$195  = v1_1 & \$194 ;
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = q1 + 1'h1;
+  assign \$199  = ~ flush1;
+  assign \$200  = v1_2 & \$199 ;
+  assign \$201  = ! parity1;
+  assign \$202  = \$200  & \$201 ;
+  assign \$203  = q1 + 1'h1;
+  assign \$204  = ~ flush1;
+  assign \$205  = v1_2 & \$204 ;
+  assign \$207  = \$205  & \$206 ;
+  assign \$208  = q1 + 1'h0;
+  assign \$209  = ~ flush1;
+  assign \$210  = v1_0 & \$209 ;
+  assign \$211  = ! parity1;
+  assign \$212  = \$210  & \$211 ;
+  assign \$213  = q1 + 1'h0;
+  assign \$214  = ~ flush1;
+  assign \$215  = v1_0 & \$214 ;
+  assign \$217  = \$215  & \$216 ;
+  assign \$218  = grey1b_0 > prev1b_0;
+  assign \$219  = zero1b | \$218 ;
+  assign g0 = \$219  ? grey1b_0 : prev1b_0;
+  assign \$220  = grey1b_1 > prev1b_1;
+  assign \$221  = zero1b | \$220 ;
+  assign g1 = \$221  ? grey1b_1 : prev1b_1;
+  assign \$222  = grey1b_2 > prev1b_2;
+  assign \$223  = zero1b | \$222 ;
+  assign g2 = \$223  ? grey1b_2 : prev1b_2;
+  assign \$224  = v1b_0 & cd1b_0;
+  assign \$225  = 1'h0 + \$224 ;
+  assign \$226  = v1b_1 & cd1b_1;
+  assign \$227  = \$225 [1:0] + \$226 ;
+  assign \$228  = v1b_2 & cd1b_2;
+  assign \$229  = \$227 [1:0] + \$228 ;
   assign beat_head_t0 = head_sel0 ? pa2_0 : 16'h0000;
   assign beat_head_t1 = head_sel1 ? pa2_1 : 16'h0000;
   assign beat_head_t2 = head_sel2 ? pa2_2 : 16'h0000;
-  assign \$112  = beat_head_t0 ^ beat_head_t1;
-  assign \$113  = \$112  ^ beat_head_t2;
-  assign \$114  = beat_head_t0 & beat_head_t1;
-  assign \$115  = beat_head_t0 & beat_head_t2;
-  assign \$116  = \$114  | \$115 ;
-  assign \$117  = beat_head_t1 & beat_head_t2;
-  assign \$118  = \$116  | \$117 ;
-  assign \$120  = \$113  + \$119 ;
-  assign \$121  = second_pb0 ? pb2_0 : pa2_0;
-  assign beat_second_t0 = second_sel0 ? \$121  : 16'h0000;
-  assign \$122  = second_pb1 ? pb2_1 : pa2_1;
-  assign beat_second_t1 = second_sel1 ? \$122  : 16'h0000;
-  assign \$123  = second_pb2 ? pb2_2 : pa2_2;
-  assign beat_second_t2 = second_sel2 ? \$123  : 16'h0000;
-  assign \$124  = beat_second_t0 ^ beat_second_t1;
-  assign \$125  = \$124  ^ beat_second_t2;
-  assign \$126  = beat_second_t0 & beat_second_t1;
-  assign \$127  = beat_second_t0 & beat_second_t2;
-  assign \$128  = \$126  | \$127 ;
-  assign \$129  = beat_second_t1 & beat_second_t2;
-  assign \$130  = \$128  | \$129 ;
-  assign \$132  = \$125  + \$131 ;
-  assign \$133  = tail_pb0 ? pb2_0 : pa2_0;
-  assign beat_tail_t0 = tail_sel0 ? \$133  : 16'h0000;
-  assign \$134  = tail_pb1 ? pb2_1 : pa2_1;
-  assign beat_tail_t1 = tail_sel1 ? \$134  : 16'h0000;
-  assign \$135  = tail_pb2 ? pb2_2 : pa2_2;
-  assign beat_tail_t2 = tail_sel2 ? \$135  : 16'h0000;
-  assign \$136  = beat_tail_t0 ^ beat_tail_t1;
-  assign \$137  = \$136  ^ beat_tail_t2;
-  assign \$138  = beat_tail_t0 & beat_tail_t1;
-  assign \$139  = beat_tail_t0 & beat_tail_t2;
-  assign \$140  = \$138  | \$139 ;
-  assign \$141  = beat_tail_t1 & beat_tail_t2;
-  assign \$142  = \$140  | \$141 ;
-  assign \$144  = \$137  + \$143 ;
-  assign hacc_in = x0_2b ? 16'h0000 : hacc;
-  assign \$145  = hacc_in + beat_head_s;
-  assign \$146  = ! emit_first_col[0];
-  assign \$147  = emit_first & \$146 ;
-  assign \$148  = ! emit_second_col[0];
-  assign \$149  = emit_second & \$148 ;
-  assign \$151  = emit_first & \$150 ;
-  assign \$153  = emit_second & \$152 ;
-  assign \$154  = acc4_0 + va4_0;
-  assign \$signature__data$187  = rd4_0 ? vb4_0 : \$154 [23:0];
-  assign \$156  = \$155  + prod6_lo_0;
-  assign \$158  = \$157  + idx6_0;
-  assign \$signature__en$199  = v6_0 & push6_0;
-  assign \$160  = acc4_1 + va4_1;
-  assign \$signature__data$208  = rd4_1 ? vb4_1 : \$160 [23:0];
-  assign \$162  = \$161  + prod6_lo_1;
-  assign \$164  = \$163  + idx6_1;
-  assign \$signature__en$219  = v6_1 & push6_1;
-  assign \$166  = ! filled;
-  assign \$167  = 3'h4 - filled;
-  assign \$168  = \$166  ? 4'h3 : \$167 ;
-  assign \$169  = rd__frame < \$168 [1:0];
-  assign logical = \$169  ? \$168 [1:0] : rd__frame;
-  assign \$170  = head + logical;
-  assign \$172  = \$171  + rd__index[12:1];
-  assign \$173  = head + logical;
-  assign \$175  = \$174  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$229  : \$signature__data$228 ;
-  assign \$176  = mb + n;
-  assign \$177  = \$176  >= 2'h3;
-  assign \$178  = q + \$177 ;
-  assign \$179  = mb + n;
-  assign \$180  = \$179  >= 3'h6;
-  assign \$181  = \$178  + \$180 ;
-  assign \$182  = mb + n;
-  assign \$183  = mb + n;
-  assign \$184  = \$183  >= 3'h6;
-  assign \$185  = mb + n;
-  assign \$186  = \$185  >= 2'h3;
-  assign \$187  = \$186  ? 2'h3 : 2'h0;
-  assign \$188  = \$184  ? 3'h6 : { 1'h0, \$187  };
-  assign \$189  = \$182  - \$188 ;
-  assign \$190  = y + 1'h1;
-  assign \$191  = py + 7'h54;
-  assign \$192  = \$191  - 8'hd2;
-  assign \$193  = row_base + 7'h54;
-  assign \$194  = py + 7'h54;
-  assign \$195  = x + n;
-  assign \$196  = c + cols_passed1;
-  assign \$197  = c + cols_passed2;
-  assign \$198  = c + cols_passed3;
-  assign \$199  = | x;
-  assign \$200  = stream__line_end & \$199 ;
-  assign \$201  = ~ line_done;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = \$202  | broken;
-  assign \$204  = x + n;
-  assign \$205  = \$204  > 8'ha0;
-  assign \$206  = accept & \$205 ;
-  assign \$207  = \$203  | \$206 ;
-  assign \$208  = accept & first;
-  assign \$209  = \$208  & ctl__push;
-  assign \$210  = ~ ctl__zero_prev;
-  assign \$211  = \$209  & \$210 ;
-  assign \$212  = \$211  & prev_partial;
-  assign \$213  = ! y;
-  assign \$214  = ! x;
-  assign \$215  = \$213  & \$214 ;
-  assign \$216  = ~ \$215 ;
-  assign \$217  = \$signal$69  & frame_push;
-  assign \$218  = ! x;
-  assign \$219  = ! y;
-  assign \$220  = wxa1b_0 * g0;
-  assign \$221  = wxb1b_0 * g0;
-  assign \$222  = wxa1b_1 * g1;
-  assign \$223  = wxb1b_1 * g1;
-  assign \$224  = wxa1b_2 * g2;
-  assign \$225  = wxb1b_2 * g2;
-  assign \$228  = ! \$107 [1:0];
-  assign \$229  = v1b_1 & \$228 ;
-  assign \$230  = ! \$109 [1:0];
-  assign \$231  = v1b_2 & \$230 ;
-  assign \$232  = v1b_0 & cd1b_0;
-  assign \$237  = v1b_0 & \$236 ;
-  assign \$238  = v1b_1 & cd1b_1;
-  assign \$239  = ! \$107 [1:0];
-  assign \$240  = \$238  & \$239 ;
-  assign \$241  = \$107 [1:0] == 1'h1;
-  assign \$242  = \$240  | \$241 ;
-  assign \$243  = v1b_1 & \$242 ;
-  assign \$244  = v1b_2 & cd1b_2;
-  assign \$245  = ! \$109 [1:0];
-  assign \$246  = \$244  & \$245 ;
-  assign \$247  = \$109 [1:0] == 1'h1;
+  assign \$230  = beat_head_t0 ^ beat_head_t1;
+  assign \$231  = \$230  ^ beat_head_t2;
+  assign \$232  = beat_head_t0 & beat_head_t1;
+  assign \$233  = beat_head_t0 & beat_head_t2;
+  assign \$234  = \$232  | \$233 ;
+  assign \$235  = beat_head_t1 & beat_head_t2;
+  assign \$236  = \$234  | \$235 ;
+  assign \$238  = \$231  + \$237 ;
+  assign \$239  = second_pb0 ? pb2_0 : pa2_0;
+  assign beat_second_t0 = second_sel0 ? \$239  : 16'h0000;
+  assign \$240  = second_pb1 ? pb2_1 : pa2_1;
+  assign beat_second_t1 = second_sel1 ? \$240  : 16'h0000;
+  assign \$241  = second_pb2 ? pb2_2 : pa2_2;
+  assign beat_second_t2 = second_sel2 ? \$241  : 16'h0000;
+  assign \$242  = beat_second_t0 ^ beat_second_t1;
+  assign \$243  = \$242  ^ beat_second_t2;
+  assign \$244  = beat_second_t0 & beat_second_t1;
+  assign \$245  = beat_second_t0 & beat_second_t2;
+  assign \$246  = \$244  | \$245 ;
+  assign \$247  = beat_second_t1 & beat_second_t2;
   assign \$248  = \$246  | \$247 ;
-  assign \$249  = v1b_2 & \$248 ;
-  assign \$251  = ! \$107 [1:0];
-  assign \$252  = ! \$109 [1:0];
-  assign \$253  = v1b_0 & cd1b_0;
-  assign \$254  = 1'h0 + \$253 ;
-  assign \$255  = \$254  == \$111 [1:0];
-  assign \$256  = v1b_0 & \$255 ;
-  assign \$257  = v1b_1 & cd1b_1;
-  assign \$258  = \$107 [1:0] + \$257 ;
-  assign \$259  = \$258  == \$111 [1:0];
-  assign \$260  = v1b_1 & \$259 ;
-  assign \$261  = v1b_2 & cd1b_2;
-  assign \$262  = \$109 [1:0] + \$261 ;
-  assign \$263  = \$262  == \$111 [1:0];
-  assign \$264  = v1b_2 & \$263 ;
-  assign \$265  = v1b_0 & cd1b_0;
-  assign \$266  = v1b_1 & cd1b_1;
-  assign \$267  = v1b_2 & cd1b_2;
-  assign \$268  = v1b_0 & cd1b_0;
-  assign \$271  = v1b_1 & cd1b_1;
-  assign \$272  = ! \$107 [1:0];
-  assign \$273  = \$271  & \$272 ;
-  assign \$274  = v1b_2 & cd1b_2;
-  assign \$275  = ! \$109 [1:0];
-  assign \$276  = \$274  & \$275 ;
-  assign \$277  = v1b_0 & cd1b_0;
-  assign \$280  = v1b_1 & cd1b_1;
-  assign \$281  = \$107 [1:0] == 1'h1;
-  assign \$282  = \$280  & \$281 ;
-  assign \$283  = v1b_2 & cd1b_2;
-  assign \$284  = \$109 [1:0] == 1'h1;
-  assign \$285  = \$283  & \$284 ;
-  assign \$286  = | completions;
-  assign \$287  = completions == 2'h2;
-  assign \$288  = emit_first ? beat_tail_s : \$145 [15:0];
-  assign \$289  = wya3_0 * h3_0;
-  assign \$290  = wya3_0 * h3_0;
-  assign \$291  = \$290  + 15'h41a0;
-  assign \$292  = wyb3_0 * h3_0;
-  assign \$293  = top3_0 ? 24'h000000 : \$signature__data$302 ;
-  assign \$294  = \$signature__en$190  & rd4_0;
-  assign \$295  = acc4_0 + va4h_0;
-  assign \$296  = base4_0 + c4_0;
-  assign \$297  = num5_0 * 16'hd49b;
-  assign \$298  = num5_0 * 6'h3e;
-  assign \$299  = wya3_1 * h3_1;
-  assign \$300  = wya3_1 * h3_1;
-  assign \$301  = \$300  + 15'h41a0;
-  assign \$302  = wyb3_1 * h3_1;
-  assign \$303  = top3_1 ? 24'h000000 : \$signature__data$323 ;
-  assign \$304  = \$signature__en$211  & rd4_1;
-  assign \$305  = acc4_1 + va4h_1;
-  assign \$306  = base4_1 + c4_1;
-  assign \$307  = num5_1 * 16'hd49b;
-  assign \$308  = num5_1 * 6'h3e;
-  assign \$309  = accept & first;
-  assign \$310  = \$309  & ctl__push;
-  assign \$311  = v6_0 & push6_0;
-  assign \$312  = \$311  & l6_0;
-  assign \$313  = v6_1 & push6_1;
-  assign \$314  = \$313  & l6_1;
-  assign \$315  = \$312  | \$314 ;
-  assign \$316  = head + 1'h1;
-  assign \$317  = filled == 3'h4;
-  assign \$318  = filled + 1'h1;
-  assign \$319  = \$317  ? 4'h4 : \$318 ;
-  always @(posedge clk)
-    q <= \$320 ;
-  always @(posedge clk)
-    mb <= \$321 ;
-  always @(posedge clk)
-    frame_push <= \$322 ;
-  always @(posedge clk)
-    frame_zero <= \$323 ;
-  always @(posedge clk)
-    x <= \$324 ;
-  always @(posedge clk)
-    px <= \$325 ;
-  always @(posedge clk)
-    c <= \$326 ;
-  always @(posedge clk)
-    y <= \$327 ;
-  always @(posedge clk)
-    py <= \$328 ;
-  always @(posedge clk)
-    row_base <= \$329 ;
-  always @(posedge clk)
-    sync_error <= \$330 ;
-  always @(posedge clk)
-    prev_partial <= \$331 ;
-  always @(posedge clk)
-    v1_0 <= \$332 ;
-  always @(posedge clk)
-    v1_1 <= \$333 ;
-  always @(posedge clk)
-    v1_2 <= \$334 ;
-  always @(posedge clk)
-    cd1_0 <= \$335 ;
-  always @(posedge clk)
-    cd1_1 <= \$336 ;
-  always @(posedge clk)
-    cd1_2 <= \$337 ;
-  always @(posedge clk)
-    wxa1_0 <= \$338 ;
-  always @(posedge clk)
-    wxa1_1 <= \$339 ;
-  always @(posedge clk)
-    wxa1_2 <= \$340 ;
-  always @(posedge clk)
-    wxb1_0 <= \$341 ;
-  always @(posedge clk)
-    wxb1_1 <= \$342 ;
-  always @(posedge clk)
-    wxb1_2 <= \$343 ;
-  always @(posedge clk)
-    c1_0 <= \$344 ;
-  always @(posedge clk)
-    c1_1 <= \$345 ;
-  always @(posedge clk)
-    c1_2 <= \$346 ;
-  always @(posedge clk)
-    last1_0 <= \$347 ;
-  always @(posedge clk)
-    last1_1 <= \$348 ;
-  always @(posedge clk)
-    last1_2 <= \$349 ;
-  always @(posedge clk)
-    x0_1 <= \$350 ;
-  always @(posedge clk)
-    rd1 <= \$351 ;
-  always @(posedge clk)
-    wya1 <= \$352 ;
-  always @(posedge clk)
-    wyb1 <= \$353 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = row_base;
-    if (rst) begin
-      \$355  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = this_push;
-    if (rst) begin
-      \$356  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = this_zero;
-    if (rst) begin
-      \$357  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$358  = q;
-    if (rst) begin
-      \$358  = 14'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$359  = mb;
-    if (rst) begin
-      \$359  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$360  = \$signature__data$80 ;
-    if (rst) begin
-      \$360  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$361  = prev_grey0;
-    if (rst) begin
-      \$361  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$362  = \$signature__data$85 ;
-    if (rst) begin
-      \$362  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$363  = prev_grey1;
-    if (rst) begin
-      \$363  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$364  = \$signature__data$90 ;
-    if (rst) begin
-      \$364  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$365  = prev_grey2;
-    if (rst) begin
-      \$365  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$366  = zero1;
-    if (rst) begin
-      \$366  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$367  = v1_0;
-    if (rst) begin
-      \$367  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$368  = v1_1;
-    if (rst) begin
-      \$368  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$369  = v1_2;
-    if (rst) begin
-      \$369  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$370  = cd1_0;
-    if (rst) begin
-      \$370  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$371  = cd1_1;
-    if (rst) begin
-      \$371  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$372  = cd1_2;
-    if (rst) begin
-      \$372  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$373  = c1_0;
-    if (rst) begin
-      \$373  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$374  = c1_1;
-    if (rst) begin
-      \$374  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$375  = c1_2;
-    if (rst) begin
-      \$375  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$376  = last1_0;
-    if (rst) begin
-      \$376  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$377  = last1_1;
-    if (rst) begin
-      \$377  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$378  = last1_2;
-    if (rst) begin
-      \$378  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = wxa1_0;
-    if (rst) begin
-      \$379  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = wxa1_1;
-    if (rst) begin
-      \$380  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = wxa1_2;
-    if (rst) begin
-      \$381  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = wxb1_0;
-    if (rst) begin
-      \$382  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = wxb1_1;
-    if (rst) begin
-      \$383  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = wxb1_2;
-    if (rst) begin
-      \$384  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = x0_1;
-    if (rst) begin
-      \$385  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = rd1;
-    if (rst) begin
-      \$386  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = wya1;
-    if (rst) begin
-      \$387  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = wyb1;
-    if (rst) begin
-      \$388  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = top1;
-    if (rst) begin
-      \$389  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = base1;
-    if (rst) begin
-      \$390  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = push1;
-    if (rst) begin
-      \$391  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = { 1'h0, \$220  };
-    if (rst) begin
-      \$392  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = { 1'h0, \$221  };
-    if (rst) begin
-      \$393  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = { 1'h0, \$222  };
-    if (rst) begin
-      \$394  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = { 1'h0, \$223  };
-    if (rst) begin
-      \$395  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = { 1'h0, \$224  };
-    if (rst) begin
-      \$396  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = { 1'h0, \$225  };
-    if (rst) begin
-      \$397  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = v1b_0;
-    if (rst) begin
-      \$398  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = c1b_0;
-    if (rst) begin
-      \$399  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = c1b_1;
-    if (rst) begin
-      \$400  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = c1b_2;
-    if (rst) begin
-      \$401  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = last1b_0;
-    if (rst) begin
-      \$402  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = last1b_1;
-    if (rst) begin
-      \$403  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = last1b_2;
-    if (rst) begin
-      \$404  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = x0_1b;
-    if (rst) begin
-      \$405  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = rd1b;
-    if (rst) begin
-      \$406  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = wya1b;
-    if (rst) begin
-      \$407  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = wyb1b;
-    if (rst) begin
-      \$408  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = top1b;
-    if (rst) begin
-      \$409  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = base1b;
-    if (rst) begin
-      \$410  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = push1b;
-    if (rst) begin
-      \$411  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = \$227 ;
-    if (rst) begin
-      \$412  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = \$229 ;
-    if (rst) begin
-      \$413  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = \$231 ;
-    if (rst) begin
-      \$414  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = \$237 ;
-    if (rst) begin
-      \$415  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = \$243 ;
-    if (rst) begin
-      \$416  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = \$249 ;
-    if (rst) begin
-      \$417  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = \$250 ;
-    if (rst) begin
-      \$418  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = \$251 ;
-    if (rst) begin
-      \$419  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = \$252 ;
-    if (rst) begin
-      \$420  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = \$256 ;
-    if (rst) begin
-      \$421  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = \$260 ;
-    if (rst) begin
-      \$422  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = \$264 ;
-    if (rst) begin
-      \$423  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = \$265 ;
-    if (rst) begin
-      \$424  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = \$266 ;
-    if (rst) begin
-      \$425  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = \$267 ;
-    if (rst) begin
-      \$426  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = \$270 ;
-    if (rst) begin
-      \$427  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = \$273 ;
-    if (rst) begin
-      \$428  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = \$276 ;
-    if (rst) begin
-      \$429  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = \$279 ;
-    if (rst) begin
-      \$430  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = \$282 ;
-    if (rst) begin
-      \$431  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = \$285 ;
-    if (rst) begin
-      \$432  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = \$111 [1:0];
-    if (rst) begin
-      \$433  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = \$286 ;
-    if (rst) begin
-      \$434  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = first_col;
-    if (rst) begin
-      \$435  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = first_last;
-    if (rst) begin
-      \$436  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = \$287 ;
-    if (rst) begin
-      \$437  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = second_col;
-    if (rst) begin
-      \$438  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = second_last;
-    if (rst) begin
-      \$439  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = \$120 [15:0];
-    if (rst) begin
-      \$440  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = \$132 [15:0];
-    if (rst) begin
-      \$441  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = \$144 [15:0];
-    if (rst) begin
-      \$442  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = v2_0;
-    if (rst) begin
-      \$443  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = x0_2;
-    if (rst) begin
-      \$444  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = rd2;
-    if (rst) begin
-      \$445  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = wya2;
-    if (rst) begin
-      \$446  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = wyb2;
-    if (rst) begin
-      \$447  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = top2;
-    if (rst) begin
-      \$448  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = base2;
-    if (rst) begin
-      \$449  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = push2;
-    if (rst) begin
-      \$450  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = hacc;
-    if (beat_valid) begin
-      \$451  = \$288 ;
-    end
-    if (rst) begin
-      \$451  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = emit0;
-    if (rst) begin
-      \$452  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = esum0;
-    if (rst) begin
-      \$453  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = ecol0;
-    if (rst) begin
-      \$454  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = elast0;
-    if (rst) begin
-      \$455  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = rd2b;
-    if (rst) begin
-      \$456  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = wya2b;
-    if (rst) begin
-      \$457  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = wyb2b;
-    if (rst) begin
-      \$458  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = top2b;
-    if (rst) begin
-      \$459  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = base2b;
-    if (rst) begin
-      \$460  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = push2b;
-    if (rst) begin
-      \$461  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = { 1'h0, \$289  };
-    if (rst) begin
-      \$462  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = \$291 ;
-    if (rst) begin
-      \$463  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = { 1'h0, \$292  };
-    if (rst) begin
-      \$464  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = \$293 ;
-    if (rst) begin
-      \$465  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = v3_0;
-    if (rst) begin
-      \$466  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = c3_0;
-    if (rst) begin
-      \$467  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = rd3_0;
-    if (rst) begin
-      \$468  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = base3_0;
-    if (rst) begin
-      \$469  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = l3_0;
-    if (rst) begin
-      \$470  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = push3_0;
-    if (rst) begin
-      \$471  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = \$294 ;
-    if (rst) begin
-      \$472  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = \$295 [23:0];
-    if (rst) begin
-      \$473  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = \$296 [12:1];
-    if (rst) begin
-      \$474  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = l4_0;
-    if (rst) begin
-      \$475  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = push4_0;
-    if (rst) begin
-      \$476  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = { 1'h0, \$297  };
-    if (rst) begin
-      \$477  = 41'h00000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = \$298 ;
-    if (rst) begin
-      \$478  = 30'h00000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = v5_0;
-    if (rst) begin
-      \$479  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = idx5_0;
-    if (rst) begin
-      \$480  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = l5_0;
-    if (rst) begin
-      \$481  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = push5_0;
-    if (rst) begin
-      \$482  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = emit1;
-    if (rst) begin
-      \$483  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = esum1;
-    if (rst) begin
-      \$484  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = ecol1;
-    if (rst) begin
-      \$485  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = elast1;
-    if (rst) begin
-      \$486  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = rd2b;
-    if (rst) begin
-      \$487  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = wya2b;
-    if (rst) begin
-      \$488  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = wyb2b;
-    if (rst) begin
-      \$489  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = top2b;
-    if (rst) begin
-      \$490  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = base2b;
-    if (rst) begin
-      \$491  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = push2b;
-    if (rst) begin
-      \$492  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = { 1'h0, \$299  };
-    if (rst) begin
-      \$493  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$494  = \$301 ;
-    if (rst) begin
-      \$494  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$495  = { 1'h0, \$302  };
-    if (rst) begin
-      \$495  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$496  = \$303 ;
-    if (rst) begin
-      \$496  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$497  = v3_1;
-    if (rst) begin
-      \$497  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$498  = c3_1;
-    if (rst) begin
-      \$498  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$499  = rd3_1;
-    if (rst) begin
-      \$499  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$500  = base3_1;
-    if (rst) begin
-      \$500  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$501  = l3_1;
-    if (rst) begin
-      \$501  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$502  = push3_1;
-    if (rst) begin
-      \$502  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$503  = \$304 ;
-    if (rst) begin
-      \$503  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$504  = \$305 [23:0];
-    if (rst) begin
-      \$504  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$505  = \$306 [12:1];
-    if (rst) begin
-      \$505  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$506  = l4_1;
-    if (rst) begin
-      \$506  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$507  = push4_1;
-    if (rst) begin
-      \$507  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$508  = { 1'h0, \$307  };
-    if (rst) begin
-      \$508  = 41'h00000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$509  = \$308 ;
-    if (rst) begin
-      \$509  = 30'h00000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$510  = v5_1;
-    if (rst) begin
-      \$510  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$511  = idx5_1;
-    if (rst) begin
-      \$511  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$512  = l5_1;
-    if (rst) begin
-      \$512  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$513  = push5_1;
-    if (rst) begin
-      \$513  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$514  = ctl__obs_valid;
-    if (\$310 ) begin
-      \$514  = 1'h0;
-    end
-    if (\$315 ) begin
-      \$514  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$514  = 1'h0;
-    end
-    if (rst) begin
-      \$514  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$515  = head;
-    if (\$315 ) begin
-      \$515  = \$316 [1:0];
-    end
-    if (ctl__clear) begin
-      \$515  = 2'h0;
-    end
-    if (rst) begin
-      \$515  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$516  = filled;
-    if (\$315 ) begin
-      \$516  = \$319 [2:0];
-    end
-    if (ctl__clear) begin
-      \$516  = 3'h0;
-    end
-    if (rst) begin
-      \$516  = 3'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$517  = rd__index[0];
-    if (rst) begin
-      \$517  = 1'h0;
+  assign \$250  = \$243  + \$249 ;
+  assign \$251  = tail_pb0 ? pb2_0 : pa2_0;
+  assign beat_tail_t0 = tail_sel0 ? \$251  : 16'h0000;
+  assign \$252  = tail_pb1 ? pb2_1 : pa2_1;
+  assign beat_tail_t1 = tail_sel1 ? \$252  : 16'h0000;
+  assign \$253  = tail_pb2 ? pb2_2 : pa2_2;
+  assign beat_tail_t2 = tail_sel2 ? \$253  : 16'h0000;
+  assign \$254  = beat_tail_t0 ^ beat_tail_t1;
+  assign \$255  = \$254  ^ beat_tail_t2;
+  assign \$256  = beat_tail_t0 & beat_tail_t1;
+  assign \$257  = beat_tail_t0 & beat_tail_t2;
+  assign \$258  = \$256  | \$257 ;
+  assign \$259  = beat_tail_t1 & beat_tail_t2;
+  assign \$260  = \$258  | \$259 ;
+  assign \$262  = \$255  + \$261 ;
+  assign hacc_in = x0_2b ? 16'h0000 : hacc;
+  assign \$263  = hacc_in + beat_head_s;
+  assign \$264  = ! emit_first_col[0];
+  assign \$265  = emit_first & \$264 ;
+  assign \$266  = ! emit_second_col[0];
+  assign \$267  = emit_second & \$266 ;
+  assign \$269  = emit_first & \$268 ;
+  assign \$271  = emit_second & \$270 ;
+  assign \$272  = acc4_0 + va4_0;
+  assign \$signature__data$216  = rd4_0 ? vb4_0 : \$272 [23:0];
+  assign \$274  = \$273  + prod6_lo_0;
+  assign \$276  = \$275  + idx6_0;
+  assign \$signature__en$228  = v6_0 & push6_0;
+  assign \$278  = acc4_1 + va4_1;
+  assign \$signature__data$237  = rd4_1 ? vb4_1 : \$278 [23:0];
+  assign \$280  = \$279  + prod6_lo_1;
+  assign \$282  = \$281  + idx6_1;
+  assign \$signature__en$248  = v6_1 & push6_1;
+  assign \$284  = ! filled;
+  assign \$285  = 3'h4 - filled;
+  assign \$286  = \$284  ? 4'h3 : \$285 ;
+  assign \$287  = rd__frame < \$286 [1:0];
+  assign logical = \$287  ? \$286 [1:0] : rd__frame;
+  assign \$288  = head + logical;
+  assign \$290  = \$289  + rd__index[12:1];
+  assign \$291  = head + logical;
+  assign \$293  = \$292  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$258  : \$signature__data$257 ;
+  assign \$294  = mb + n;
+  assign \$295  = \$294  >= 2'h3;
+  assign \$296  = q + \$295 ;
+  assign \$297  = mb + n;
+  assign \$298  = \$297  >= 3'h6;
+  assign \$299  = \$296  + \$298 ;
+  assign \$300  = mb + n;
+  assign \$301  = mb + n;
+  assign \$302  = \$301  >= 3'h6;
+  assign \$303  = mb + n;
+  assign \$304  = \$303  >= 2'h3;
+  assign \$305  = \$304  ? 2'h3 : 2'h0;
+  assign \$306  = \$302  ? 3'h6 : { 1'h0, \$305  };
+  assign \$307  = \$300  - \$306 ;
+  assign \$308  = y + 1'h1;
+  assign \$309  = py + 7'h54;
+  assign \$310  = \$309  - 8'hd2;
+  assign \$311  = row_base + 7'h54;
+  assign \$312  = py + 7'h54;
+  assign \$313  = x + n;
+  assign \$314  = c + cols_passed1;
+  assign \$315  = c + cols_passed2;
+  assign \$316  = c + cols_passed3;
+  assign \$317  = | x;
+  assign \$318  = src_line_end & \$317 ;
+  assign \$319  = ~ line_done;
+  assign \$320  = \$318  & \$319 ;
+  assign \$321  = \$320  | broken;
+  assign \$322  = x + n;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+      src_visible = \$14 ;
+    end else begin
+      src_visible = stream__visible;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    src_pixel = 24'h000000;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_pixel = stream__pixel;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    src_line_end = 1'h0;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_line_end = stream__line_end;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    src_frame_end = 1'h0;
+    (* full_case = 32'd1 *)
+    if (flushing) begin
+    end else begin
+      src_frame_end = stream__frame_end;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$157  = 14'h0000;
-      2'h1:
-          \$157  = 14'h0dc8;
-      2'h2:
-          \$157  = 14'h1b90;
-      2'h3:
-          \$157  = 14'h2958;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$163  = 14'h0000;
-      2'h1:
-          \$163  = 14'h0dc8;
-      2'h2:
-          \$163  = 14'h1b90;
-      2'h3:
-          \$163  = 14'h2958;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$170 [1:0])
-      2'h0:
-          \$171  = 14'h0000;
-      2'h1:
-          \$171  = 14'h0dc8;
-      2'h2:
-          \$171  = 14'h1b90;
-      2'h3:
-          \$171  = 14'h2958;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$173 [1:0])
-      2'h0:
-          \$174  = 14'h0000;
-      2'h1:
-          \$174  = 14'h0dc8;
-      2'h2:
-          \$174  = 14'h1b90;
-      2'h3:
-          \$174  = 14'h2958;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (stream__visible)
+    casez (src_visible)
       3'h0:
           n = 2'h0;
       3'h1:
@@ -3215,7 +2336,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (stream__visible)
+    casez (src_visible)
       3'h0:
           k0 = 2'h0;
       3'h1:
@@ -3237,7 +2358,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (stream__visible)
+    casez (src_visible)
       3'h0:
           broken = 1'h0;
       3'h1:
@@ -3261,11 +2382,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     pix0 = 8'h00;
     casez (k0)
       2'h0:
-          pix0 = stream__pixel[7:0];
+          pix0 = src_pixel[7:0];
       2'h1:
-          pix0 = stream__pixel[15:8];
+          pix0 = src_pixel[15:8];
       2'h2:
-          pix0 = stream__pixel[23:16];
+          pix0 = src_pixel[23:16];
     endcase
   end
   always @* begin
@@ -3273,9 +2394,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     pix1 = 8'h00;
     casez (k0)
       2'h0:
-          pix1 = stream__pixel[15:8];
+          pix1 = src_pixel[15:8];
       2'h1:
-          pix1 = stream__pixel[23:16];
+          pix1 = src_pixel[23:16];
       2'h2:
           pix1 = 8'h00;
     endcase
@@ -3285,7 +2406,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     pix2 = 8'h00;
     casez (k0)
       2'h0:
-          pix2 = stream__pixel[23:16];
+          pix2 = src_pixel[23:16];
       2'h1:
           pix2 = 8'h00;
       2'h2:
@@ -3294,62 +2415,98 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    prev_grey0 = 8'h00;
+    this_grey0 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey0 = \$signature__data ;
+          this_grey0 = \$110 ;
       2'h1:
-          prev_grey0 = \$signature__data$73 ;
+          this_grey0 = \$112 ;
       2'h2:
-          prev_grey0 = \$signature__data$74 ;
+          this_grey0 = \$114 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    prev_grey1 = 8'h00;
+    last_grey0 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey1 = \$signature__data$73 ;
+          last_grey0 = \$111 ;
       2'h1:
-          prev_grey1 = \$signature__data$74 ;
+          last_grey0 = \$113 ;
       2'h2:
-          prev_grey1 = \$signature__data ;
+          last_grey0 = \$115 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    prev_grey2 = 8'h00;
+    this_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey2 = \$signature__data$74 ;
+          this_grey1 = \$116 ;
       2'h1:
-          prev_grey2 = \$signature__data ;
+          this_grey1 = \$118 ;
       2'h2:
-          prev_grey2 = \$signature__data$73 ;
+          this_grey1 = \$120 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$77  = 14'h0000;
+    last_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__addr$77  = \$91 [13:0];
+          last_grey1 = \$117 ;
       2'h1:
-          \$signature__addr$77  = \$94 [13:0];
+          last_grey1 = \$119 ;
       2'h2:
-          \$signature__addr$77  = \$97 [13:0];
+          last_grey1 = \$121 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$79  = 8'h00;
+    this_grey2 = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$79  = \$signature__data$80 ;
+          this_grey2 = \$122 ;
       2'h1:
-          \$signature__data$79  = \$signature__data$90 ;
+          this_grey2 = \$124 ;
       2'h2:
-          \$signature__data$79  = \$signature__data$85 ;
+          this_grey2 = \$126 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    last_grey2 = 8'h00;
+    casez (mb1)
+      2'h0:
+          last_grey2 = \$123 ;
+      2'h1:
+          last_grey2 = \$125 ;
+      2'h2:
+          last_grey2 = \$127 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__addr$100  = 14'h0000;
+    casez (mb1)
+      2'h0:
+          \$signature__addr$100  = \$128 [13:0];
+      2'h1:
+          \$signature__addr$100  = \$158 [13:0];
+      2'h2:
+          \$signature__addr$100  = \$188 [13:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__data$102  = 8'h00;
+    casez (mb1)
+      2'h0:
+          \$signature__data$102  = \$signature__data$91 ;
+      2'h1:
+          \$signature__data$102  = \$signature__data$99 ;
+      2'h2:
+          \$signature__data$102  = \$signature__data$95 ;
     endcase
   end
   always @* begin
@@ -3357,83 +2514,191 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     \$signature__en  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en  = v1_0;
+          \$signature__en  = \$132 ;
       2'h1:
-          \$signature__en  = v1_2;
+          \$signature__en  = \$162 ;
       2'h2:
-          \$signature__en  = v1_1;
+          \$signature__en  = \$192 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$83  = 14'h0000;
+    \$signature__addr$105  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$83  = \$92 [13:0];
+          \$signature__addr$105  = \$133 [13:0];
       2'h1:
-          \$signature__addr$83  = \$95 [13:0];
+          \$signature__addr$105  = \$163 [13:0];
       2'h2:
-          \$signature__addr$83  = \$98 [13:0];
+          \$signature__addr$105  = \$193 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$84  = 8'h00;
+    \$signature__data$106  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$84  = \$signature__data$85 ;
+          \$signature__data$106  = \$signature__data$91 ;
       2'h1:
-          \$signature__data$84  = \$signature__data$80 ;
+          \$signature__data$106  = \$signature__data$99 ;
       2'h2:
-          \$signature__data$84  = \$signature__data$90 ;
+          \$signature__data$106  = \$signature__data$95 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$86  = 1'h0;
+    \$signature__en$107  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$86  = v1_1;
+          \$signature__en$107  = \$137 ;
       2'h1:
-          \$signature__en$86  = v1_0;
+          \$signature__en$107  = \$167 ;
       2'h2:
-          \$signature__en$86  = v1_2;
+          \$signature__en$107  = \$197 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$88  = 14'h0000;
+    \$signature__addr$108  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$88  = \$93 [13:0];
+          \$signature__addr$108  = \$138 [13:0];
       2'h1:
-          \$signature__addr$88  = \$96 [13:0];
+          \$signature__addr$108  = \$168 [13:0];
       2'h2:
-          \$signature__addr$88  = \$99 [13:0];
+          \$signature__addr$108  = \$198 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$89  = 8'h00;
+    \$signature__data$109  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$89  = \$signature__data$90 ;
+          \$signature__data$109  = \$signature__data$95 ;
       2'h1:
-          \$signature__data$89  = \$signature__data$85 ;
+          \$signature__data$109  = \$signature__data$91 ;
       2'h2:
-          \$signature__data$89  = \$signature__data$80 ;
+          \$signature__data$109  = \$signature__data$99 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$91  = 1'h0;
+    \$signature__en$110  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$91  = v1_2;
+          \$signature__en$110  = \$142 ;
       2'h1:
-          \$signature__en$91  = v1_1;
+          \$signature__en$110  = \$172 ;
       2'h2:
-          \$signature__en$91  = v1_0;
+          \$signature__en$110  = \$202 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__addr$112  = 14'h0000;
+    casez (mb1)
+      2'h0:
+          \$signature__addr$112  = \$143 [13:0];
+      2'h1:
+          \$signature__addr$112  = \$173 [13:0];
+      2'h2:
+          \$signature__addr$112  = \$203 [13:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__data$113  = 8'h00;
+    casez (mb1)
+      2'h0:
+          \$signature__data$113  = \$signature__data$95 ;
+      2'h1:
+          \$signature__data$113  = \$signature__data$91 ;
+      2'h2:
+          \$signature__data$113  = \$signature__data$99 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__en$114  = 1'h0;
+    casez (mb1)
+      2'h0:
+          \$signature__en$114  = \$147 ;
+      2'h1:
+          \$signature__en$114  = \$177 ;
+      2'h2:
+          \$signature__en$114  = \$207 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__addr$115  = 14'h0000;
+    casez (mb1)
+      2'h0:
+          \$signature__addr$115  = \$148 [13:0];
+      2'h1:
+          \$signature__addr$115  = \$178 [13:0];
+      2'h2:
+          \$signature__addr$115  = \$208 [13:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__data$116  = 8'h00;
+    casez (mb1)
+      2'h0:
+          \$signature__data$116  = \$signature__data$99 ;
+      2'h1:
+          \$signature__data$116  = \$signature__data$95 ;
+      2'h2:
+          \$signature__data$116  = \$signature__data$91 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__en$117  = 1'h0;
+    casez (mb1)
+      2'h0:
+          \$signature__en$117  = \$152 ;
+      2'h1:
+          \$signature__en$117  = \$182 ;
+      2'h2:
+          \$signature__en$117  = \$212 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__addr$119  = 14'h0000;
+    casez (mb1)
+      2'h0:
+          \$signature__addr$119  = \$153 [13:0];
+      2'h1:
+          \$signature__addr$119  = \$183 [13:0];
+      2'h2:
+          \$signature__addr$119  = \$213 [13:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__data$120  = 8'h00;
+    casez (mb1)
+      2'h0:
+          \$signature__data$120  = \$signature__data$99 ;
+      2'h1:
+          \$signature__data$120  = \$signature__data$95 ;
+      2'h2:
+          \$signature__data$120  = \$signature__data$91 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__en$121  = 1'h0;
+    casez (mb1)
+      2'h0:
+          \$signature__en$121  = \$157 ;
+      2'h1:
+          \$signature__en$121  = \$187 ;
+      2'h2:
+          \$signature__en$121  = \$217 ;
     endcase
   end
   always @* begin
@@ -3491,516 +2756,1769 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit0 = 1'h0;
-    if (\$147 ) begin
+    if (\$265 ) begin
       emit0 = 1'h1;
     end
-    if (\$149 ) begin
+    if (\$267 ) begin
       emit0 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum0 = 16'h0000;
-    if (\$147 ) begin
-      esum0 = \$145 [15:0];
+    if (\$265 ) begin
+      esum0 = \$263 [15:0];
     end
-    if (\$149 ) begin
+    if (\$267 ) begin
       esum0 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol0 = 7'h00;
-    if (\$147 ) begin
+    if (\$265 ) begin
       ecol0 = emit_first_col;
     end
-    if (\$149 ) begin
+    if (\$267 ) begin
       ecol0 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast0 = 1'h0;
-    if (\$147 ) begin
+    if (\$265 ) begin
       elast0 = emit_first_last;
     end
-    if (\$149 ) begin
+    if (\$267 ) begin
       elast0 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit1 = 1'h0;
-    if (\$151 ) begin
+    if (\$269 ) begin
       emit1 = 1'h1;
     end
-    if (\$153 ) begin
+    if (\$271 ) begin
       emit1 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum1 = 16'h0000;
-    if (\$151 ) begin
-      esum1 = \$145 [15:0];
+    if (\$269 ) begin
+      esum1 = \$263 [15:0];
     end
-    if (\$153 ) begin
+    if (\$271 ) begin
       esum1 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol1 = 7'h00;
-    if (\$151 ) begin
+    if (\$269 ) begin
       ecol1 = emit_first_col;
     end
-    if (\$153 ) begin
+    if (\$271 ) begin
       ecol1 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast1 = 1'h0;
-    if (\$151 ) begin
+    if (\$269 ) begin
       elast1 = emit_first_last;
     end
-    if (\$153 ) begin
+    if (\$271 ) begin
       elast1 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = q;
+    \$434  = q;
     if (accept) begin
-      \$320  = \$181 [13:0];
+      \$434  = \$299 [13:0];
     end
-    if (stream__frame_end) begin
-      \$320  = 14'h0000;
+    if (ends) begin
+      \$434  = 14'h0000;
     end
     if (rst) begin
-      \$320  = 14'h0000;
+      \$434  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = mb;
+    \$435  = mb;
     if (accept) begin
-      \$321  = \$189 [1:0];
+      \$435  = \$307 [1:0];
     end
-    if (stream__frame_end) begin
-      \$321  = 2'h0;
+    if (ends) begin
+      \$435  = 2'h0;
     end
     if (rst) begin
-      \$321  = 2'h0;
+      \$435  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = frame_push;
+    \$436  = frame_push;
     if (accept) begin
       if (first) begin
-        \$322  = ctl__push;
+        \$436  = ctl__push;
       end
     end
     if (rst) begin
-      \$322  = 1'h0;
+      \$436  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = frame_zero;
+    \$437  = frame_zero;
     if (accept) begin
       if (first) begin
-        \$323  = ctl__zero_prev;
+        \$437  = ctl__zero_prev;
       end
     end
     if (rst) begin
-      \$323  = 1'h0;
+      \$437  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = x;
+    \$438  = x;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$324  = 8'h00;
+        \$438  = 8'h00;
       end else begin
-        \$324  = \$195 [7:0];
+        \$438  = \$313 [7:0];
       end
     end
-    if (stream__frame_end) begin
-      \$324  = 8'h00;
+    if (ends) begin
+      \$438  = 8'h00;
     end
     if (rst) begin
-      \$324  = 8'h00;
+      \$438  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = px;
+    \$439  = px;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$325  = 8'h00;
+        \$439  = 8'h00;
       end else begin
         casez (n)
           2'h1:
-              \$325  = \$32 [7:0];
+              \$439  = \$38 [7:0];
           2'h2:
-              \$325  = \$39 [7:0];
+              \$439  = \$45 [7:0];
           2'h3:
-              \$325  = \$46 [7:0];
+              \$439  = \$52 [7:0];
         endcase
       end
     end
-    if (stream__frame_end) begin
-      \$325  = 8'h00;
+    if (ends) begin
+      \$439  = 8'h00;
     end
     if (rst) begin
-      \$325  = 8'h00;
+      \$439  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = c;
+    \$440  = c;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$326  = 7'h00;
+        \$440  = 7'h00;
       end else begin
         casez (n)
           2'h1:
-              \$326  = \$196 [6:0];
+              \$440  = \$314 [6:0];
           2'h2:
-              \$326  = \$197 [6:0];
+              \$440  = \$315 [6:0];
           2'h3:
-              \$326  = \$198 [6:0];
+              \$440  = \$316 [6:0];
         endcase
       end
     end
-    if (stream__frame_end) begin
-      \$326  = 7'h00;
+    if (ends) begin
+      \$440  = 7'h00;
     end
     if (rst) begin
-      \$326  = 7'h00;
+      \$440  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = y;
+    \$441  = y;
     if (accept) begin
       if (line_done) begin
-        \$327  = \$190 [7:0];
+        \$441  = \$308 [7:0];
       end
     end
-    if (stream__frame_end) begin
-      \$327  = 8'h00;
+    if (ends) begin
+      \$441  = 8'h00;
     end
     if (rst) begin
-      \$327  = 8'h00;
+      \$441  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = py;
+    \$442  = py;
     if (accept) begin
       if (line_done) begin
         (* full_case = 32'd1 *)
         if (row_done) begin
-          \$328  = \$192 [7:0];
+          \$442  = \$310 [7:0];
         end else begin
-          \$328  = \$194 [7:0];
+          \$442  = \$312 [7:0];
         end
       end
     end
-    if (stream__frame_end) begin
-      \$328  = 8'h00;
+    if (ends) begin
+      \$442  = 8'h00;
     end
     if (rst) begin
-      \$328  = 8'h00;
+      \$442  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = row_base;
+    \$443  = row_base;
     if (accept) begin
       if (line_done) begin
         if (row_done) begin
-          \$329  = \$193 [12:0];
+          \$443  = \$311 [12:0];
         end
       end
     end
-    if (stream__frame_end) begin
-      \$329  = 13'h0000;
+    if (ends) begin
+      \$443  = 13'h0000;
     end
     if (rst) begin
-      \$329  = 13'h0000;
+      \$443  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = sync_error;
-    if (\$207 ) begin
-      \$330  = 1'h1;
+    \$444  = sync_error;
+    if (\$325 ) begin
+      \$444  = 1'h1;
     end
-    if (\$212 ) begin
-      \$330  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$217 ) begin
-        \$330  = 1'h1;
-      end
+    if (\$331 ) begin
+      \$444  = 1'h1;
     end
     if (ctl__clear) begin
-      \$330  = 1'h0;
+      \$444  = 1'h0;
     end
     if (rst) begin
-      \$330  = 1'h0;
+      \$444  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = prev_partial;
-    if (stream__frame_end) begin
-      if (\$216 ) begin
-        \$331  = \$signal$69 ;
-      end
+    \$445  = flushing;
+    if (\$327 ) begin
+      \$445  = 1'h1;
+    end
+    if (ends) begin
+      \$445  = 1'h0;
+    end
+    if (rst) begin
+      \$445  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$446  = parity;
+    if (ends) begin
+      \$446  = \$328 ;
+    end
+    if (rst) begin
+      \$446  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$447  = valid0;
+    if (rst) begin
+      \$447  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$448  = valid1;
+    if (rst) begin
+      \$448  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$449  = valid2;
+    if (rst) begin
+      \$449  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$450  = col_done0;
+    if (rst) begin
+      \$450  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$451  = col_done1;
+    if (rst) begin
+      \$451  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$452  = col_done2;
+    if (rst) begin
+      \$452  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$453  = \$58 [6:0];
+    if (rst) begin
+      \$453  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$454  = \$69 [6:0];
+    if (rst) begin
+      \$454  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$455  = \$80 [6:0];
+    if (rst) begin
+      \$455  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$456  = \$59 [6:0];
+    if (rst) begin
+      \$456  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$457  = \$70 [6:0];
+    if (rst) begin
+      \$457  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$458  = \$81 [6:0];
+    if (rst) begin
+      \$458  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$459  = \$60 [6:0];
+    if (rst) begin
+      \$459  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$460  = \$71 [6:0];
+    if (rst) begin
+      \$460  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$461  = \$82 [6:0];
+    if (rst) begin
+      \$461  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$462  = last0;
+    if (rst) begin
+      \$462  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$463  = last1;
+    if (rst) begin
+      \$463  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$464  = last2;
+    if (rst) begin
+      \$464  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$465  = \$332 ;
+    if (rst) begin
+      \$465  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$466  = row_done;
+    if (rst) begin
+      \$466  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$467  = \$5 [6:0];
+    if (rst) begin
+      \$467  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$468  = \$8 [6:0];
+    if (rst) begin
+      \$468  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$469  = \$333 ;
+    if (rst) begin
+      \$469  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$470  = row_base;
+    if (rst) begin
+      \$470  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$471  = this_push;
+    if (rst) begin
+      \$471  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$472  = this_zero;
+    if (rst) begin
+      \$472  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$473  = q;
+    if (rst) begin
+      \$473  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$474  = mb;
+    if (rst) begin
+      \$474  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$475  = parity;
+    if (rst) begin
+      \$475  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$476  = flushing;
+    if (rst) begin
+      \$476  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$477  = grey0;
+    if (rst) begin
+      \$477  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$478  = last_grey0;
+    if (rst) begin
+      \$478  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$479  = grey1;
+    if (rst) begin
+      \$479  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$480  = last_grey1;
+    if (rst) begin
+      \$480  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$481  = grey2;
+    if (rst) begin
+      \$481  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$482  = last_grey2;
+    if (rst) begin
+      \$482  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$483  = zero1;
+    if (rst) begin
+      \$483  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$484  = v1_0;
+    if (rst) begin
+      \$484  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$485  = v1_1;
+    if (rst) begin
+      \$485  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$486  = v1_2;
+    if (rst) begin
+      \$486  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$487  = cd1_0;
+    if (rst) begin
+      \$487  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$488  = cd1_1;
+    if (rst) begin
+      \$488  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$489  = cd1_2;
+    if (rst) begin
+      \$489  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$490  = c1_0;
+    if (rst) begin
+      \$490  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$491  = c1_1;
+    if (rst) begin
+      \$491  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$492  = c1_2;
+    if (rst) begin
+      \$492  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$493  = last1_0;
+    if (rst) begin
+      \$493  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$494  = last1_1;
+    if (rst) begin
+      \$494  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$495  = last1_2;
+    if (rst) begin
+      \$495  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$496  = wxa1_0;
+    if (rst) begin
+      \$496  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$497  = wxa1_1;
+    if (rst) begin
+      \$497  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$498  = wxa1_2;
+    if (rst) begin
+      \$498  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$499  = wxb1_0;
+    if (rst) begin
+      \$499  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$500  = wxb1_1;
+    if (rst) begin
+      \$500  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$501  = wxb1_2;
+    if (rst) begin
+      \$501  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$502  = x0_1;
+    if (rst) begin
+      \$502  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$503  = rd1;
+    if (rst) begin
+      \$503  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$504  = wya1;
+    if (rst) begin
+      \$504  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$505  = wyb1;
+    if (rst) begin
+      \$505  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$506  = top1;
+    if (rst) begin
+      \$506  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$507  = base1;
+    if (rst) begin
+      \$507  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$508  = push1;
+    if (rst) begin
+      \$508  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$509  = { 1'h0, \$334  };
+    if (rst) begin
+      \$509  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$510  = { 1'h0, \$335  };
+    if (rst) begin
+      \$510  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$511  = { 1'h0, \$336  };
+    if (rst) begin
+      \$511  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$512  = { 1'h0, \$337  };
+    if (rst) begin
+      \$512  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$513  = { 1'h0, \$338  };
+    if (rst) begin
+      \$513  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$514  = { 1'h0, \$339  };
+    if (rst) begin
+      \$514  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$515  = v1b_0;
+    if (rst) begin
+      \$515  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$516  = c1b_0;
+    if (rst) begin
+      \$516  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$517  = c1b_1;
+    if (rst) begin
+      \$517  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$518  = c1b_2;
+    if (rst) begin
+      \$518  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$519  = last1b_0;
+    if (rst) begin
+      \$519  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$520  = last1b_1;
+    if (rst) begin
+      \$520  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$521  = last1b_2;
+    if (rst) begin
+      \$521  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$522  = x0_1b;
+    if (rst) begin
+      \$522  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$523  = rd1b;
+    if (rst) begin
+      \$523  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$524  = wya1b;
+    if (rst) begin
+      \$524  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$525  = wyb1b;
+    if (rst) begin
+      \$525  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$526  = top1b;
+    if (rst) begin
+      \$526  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$527  = base1b;
+    if (rst) begin
+      \$527  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$528  = push1b;
+    if (rst) begin
+      \$528  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$529  = \$341 ;
+    if (rst) begin
+      \$529  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$530  = \$343 ;
+    if (rst) begin
+      \$530  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$531  = \$345 ;
+    if (rst) begin
+      \$531  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$532  = \$351 ;
+    if (rst) begin
+      \$532  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$533  = \$357 ;
+    if (rst) begin
+      \$533  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$534  = \$363 ;
+    if (rst) begin
+      \$534  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$535  = \$364 ;
+    if (rst) begin
+      \$535  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$536  = \$365 ;
+    if (rst) begin
+      \$536  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$537  = \$366 ;
+    if (rst) begin
+      \$537  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$538  = \$370 ;
+    if (rst) begin
+      \$538  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$539  = \$374 ;
+    if (rst) begin
+      \$539  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$540  = \$378 ;
+    if (rst) begin
+      \$540  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$541  = \$379 ;
+    if (rst) begin
+      \$541  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$542  = \$380 ;
+    if (rst) begin
+      \$542  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$543  = \$381 ;
+    if (rst) begin
+      \$543  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$544  = \$384 ;
+    if (rst) begin
+      \$544  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$545  = \$387 ;
+    if (rst) begin
+      \$545  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$546  = \$390 ;
+    if (rst) begin
+      \$546  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$547  = \$393 ;
+    if (rst) begin
+      \$547  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$548  = \$396 ;
+    if (rst) begin
+      \$548  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$549  = \$399 ;
+    if (rst) begin
+      \$549  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$550  = \$229 [1:0];
+    if (rst) begin
+      \$550  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$551  = \$400 ;
+    if (rst) begin
+      \$551  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$552  = first_col;
+    if (rst) begin
+      \$552  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$553  = first_last;
+    if (rst) begin
+      \$553  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$554  = \$401 ;
+    if (rst) begin
+      \$554  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$555  = second_col;
+    if (rst) begin
+      \$555  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$556  = second_last;
+    if (rst) begin
+      \$556  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$557  = \$238 [15:0];
+    if (rst) begin
+      \$557  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$558  = \$250 [15:0];
+    if (rst) begin
+      \$558  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$559  = \$262 [15:0];
+    if (rst) begin
+      \$559  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$560  = v2_0;
+    if (rst) begin
+      \$560  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$561  = x0_2;
+    if (rst) begin
+      \$561  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$562  = rd2;
+    if (rst) begin
+      \$562  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$563  = wya2;
+    if (rst) begin
+      \$563  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$564  = wyb2;
+    if (rst) begin
+      \$564  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$565  = top2;
+    if (rst) begin
+      \$565  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$566  = base2;
+    if (rst) begin
+      \$566  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$567  = push2;
+    if (rst) begin
+      \$567  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$568  = hacc;
+    if (beat_valid) begin
+      \$568  = \$402 ;
+    end
+    if (rst) begin
+      \$568  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$569  = emit0;
+    if (rst) begin
+      \$569  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$570  = esum0;
+    if (rst) begin
+      \$570  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$571  = ecol0;
+    if (rst) begin
+      \$571  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$572  = elast0;
+    if (rst) begin
+      \$572  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$573  = rd2b;
+    if (rst) begin
+      \$573  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$574  = wya2b;
+    if (rst) begin
+      \$574  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$575  = wyb2b;
+    if (rst) begin
+      \$575  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$576  = top2b;
+    if (rst) begin
+      \$576  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$577  = base2b;
+    if (rst) begin
+      \$577  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$578  = push2b;
+    if (rst) begin
+      \$578  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$579  = { 1'h0, \$403  };
+    if (rst) begin
+      \$579  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$580  = \$405 ;
+    if (rst) begin
+      \$580  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$581  = { 1'h0, \$406  };
+    if (rst) begin
+      \$581  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$582  = \$407 ;
+    if (rst) begin
+      \$582  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$583  = v3_0;
+    if (rst) begin
+      \$583  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$584  = c3_0;
+    if (rst) begin
+      \$584  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$585  = rd3_0;
+    if (rst) begin
+      \$585  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$586  = base3_0;
+    if (rst) begin
+      \$586  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$587  = l3_0;
+    if (rst) begin
+      \$587  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$588  = push3_0;
+    if (rst) begin
+      \$588  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$589  = \$408 ;
+    if (rst) begin
+      \$589  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$590  = \$409 [23:0];
+    if (rst) begin
+      \$590  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$591  = \$410 [12:1];
+    if (rst) begin
+      \$591  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$592  = l4_0;
+    if (rst) begin
+      \$592  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$593  = push4_0;
+    if (rst) begin
+      \$593  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$594  = { 1'h0, \$411  };
+    if (rst) begin
+      \$594  = 41'h00000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$595  = \$412 ;
+    if (rst) begin
+      \$595  = 30'h00000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$596  = v5_0;
+    if (rst) begin
+      \$596  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$597  = idx5_0;
+    if (rst) begin
+      \$597  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$598  = l5_0;
+    if (rst) begin
+      \$598  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$599  = push5_0;
+    if (rst) begin
+      \$599  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$600  = emit1;
+    if (rst) begin
+      \$600  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$601  = esum1;
+    if (rst) begin
+      \$601  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$602  = ecol1;
+    if (rst) begin
+      \$602  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$603  = elast1;
+    if (rst) begin
+      \$603  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$604  = rd2b;
+    if (rst) begin
+      \$604  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$605  = wya2b;
+    if (rst) begin
+      \$605  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$606  = wyb2b;
+    if (rst) begin
+      \$606  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$607  = top2b;
+    if (rst) begin
+      \$607  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$608  = base2b;
+    if (rst) begin
+      \$608  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$609  = push2b;
+    if (rst) begin
+      \$609  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$610  = { 1'h0, \$413  };
+    if (rst) begin
+      \$610  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$611  = \$415 ;
+    if (rst) begin
+      \$611  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$612  = { 1'h0, \$416  };
+    if (rst) begin
+      \$612  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$613  = \$417 ;
+    if (rst) begin
+      \$613  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$614  = v3_1;
+    if (rst) begin
+      \$614  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$615  = c3_1;
+    if (rst) begin
+      \$615  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$616  = rd3_1;
+    if (rst) begin
+      \$616  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$617  = base3_1;
+    if (rst) begin
+      \$617  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$618  = l3_1;
+    if (rst) begin
+      \$618  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$619  = push3_1;
+    if (rst) begin
+      \$619  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$620  = \$418 ;
+    if (rst) begin
+      \$620  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$621  = \$419 [23:0];
+    if (rst) begin
+      \$621  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$622  = \$420 [12:1];
+    if (rst) begin
+      \$622  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$623  = l4_1;
+    if (rst) begin
+      \$623  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$624  = push4_1;
+    if (rst) begin
+      \$624  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$625  = { 1'h0, \$421  };
+    if (rst) begin
+      \$625  = 41'h00000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$626  = \$422 ;
+    if (rst) begin
+      \$626  = 30'h00000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$627  = v5_1;
+    if (rst) begin
+      \$627  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$628  = idx5_1;
+    if (rst) begin
+      \$628  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$629  = l5_1;
+    if (rst) begin
+      \$629  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$630  = push5_1;
+    if (rst) begin
+      \$630  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$631  = ctl__obs_valid;
+    if (\$424 ) begin
+      \$631  = 1'h0;
+    end
+    if (\$429 ) begin
+      \$631  = 1'h1;
     end
     if (ctl__clear) begin
-      \$331  = 1'h0;
+      \$631  = 1'h0;
     end
     if (rst) begin
-      \$331  = 1'h0;
+      \$631  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = valid0;
+    \$632  = head;
+    if (\$429 ) begin
+      \$632  = \$430 [1:0];
+    end
+    if (ctl__clear) begin
+      \$632  = 2'h0;
+    end
     if (rst) begin
-      \$332  = 1'h0;
+      \$632  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = valid1;
+    \$633  = filled;
+    if (\$429 ) begin
+      \$633  = \$433 [2:0];
+    end
+    if (ctl__clear) begin
+      \$633  = 3'h0;
+    end
     if (rst) begin
-      \$333  = 1'h0;
+      \$633  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = valid2;
+    \$634  = rd__index[0];
     if (rst) begin
-      \$334  = 1'h0;
+      \$634  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = col_done0;
-    if (rst) begin
-      \$335  = 1'h0;
-    end
+    (* full_case = 32'd1 *)
+    casez (head)
+      2'h0:
+          \$275  = 14'h0000;
+      2'h1:
+          \$275  = 14'h0dc8;
+      2'h2:
+          \$275  = 14'h1b90;
+      2'h3:
+          \$275  = 14'h2958;
+    endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = col_done1;
-    if (rst) begin
-      \$336  = 1'h0;
-    end
+    (* full_case = 32'd1 *)
+    casez (head)
+      2'h0:
+          \$281  = 14'h0000;
+      2'h1:
+          \$281  = 14'h0dc8;
+      2'h2:
+          \$281  = 14'h1b90;
+      2'h3:
+          \$281  = 14'h2958;
+    endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$337  = col_done2;
-    if (rst) begin
-      \$337  = 1'h0;
-    end
+    (* full_case = 32'd1 *)
+    casez (\$288 [1:0])
+      2'h0:
+          \$289  = 14'h0000;
+      2'h1:
+          \$289  = 14'h0dc8;
+      2'h2:
+          \$289  = 14'h1b90;
+      2'h3:
+          \$289  = 14'h2958;
+    endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$338  = \$52 [6:0];
-    if (rst) begin
-      \$338  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$339  = \$63 [6:0];
-    if (rst) begin
-      \$339  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = \$74 [6:0];
-    if (rst) begin
-      \$340  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = \$53 [6:0];
-    if (rst) begin
-      \$341  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = \$64 [6:0];
-    if (rst) begin
-      \$342  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = \$75 [6:0];
-    if (rst) begin
-      \$343  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = \$54 [6:0];
-    if (rst) begin
-      \$344  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = \$65 [6:0];
-    if (rst) begin
-      \$345  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = \$76 [6:0];
-    if (rst) begin
-      \$346  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = last0;
-    if (rst) begin
-      \$347  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = last1;
-    if (rst) begin
-      \$348  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = last2;
-    if (rst) begin
-      \$349  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = \$218 ;
-    if (rst) begin
-      \$350  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = row_done;
-    if (rst) begin
-      \$351  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$352  = \$5 [6:0];
-    if (rst) begin
-      \$352  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$353  = \$8 [6:0];
-    if (rst) begin
-      \$353  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$354  = \$219 ;
-    if (rst) begin
-      \$354  = 1'h0;
-    end
+    (* full_case = 32'd1 *)
+    casez (\$291 [1:0])
+      2'h0:
+          \$292  = 14'h0000;
+      2'h1:
+          \$292  = 14'h0dc8;
+      2'h2:
+          \$292  = 14'h1b90;
+      2'h3:
+          \$292  = 14'h2958;
+    endcase
   end
   assign \$signal  = \$5 [6:0];
   assign wyb = \$8 [6:0];
-  assign px_at0 = \$25 [7:0];
-  assign px_at1 = \$32 [7:0];
-  assign px_at2 = \$39 [7:0];
-  assign px_at3 = \$46 [7:0];
-  assign wxa0 = \$52 [6:0];
-  assign wxb0 = \$53 [6:0];
-  assign col0 = \$54 [6:0];
-  assign wxa1 = \$63 [6:0];
-  assign wxb1 = \$64 [6:0];
-  assign col1 = \$65 [6:0];
-  assign wxa2 = \$74 [6:0];
-  assign wxb2 = \$75 [6:0];
-  assign col2 = \$76 [6:0];
+  assign px_at0 = \$31 [7:0];
+  assign px_at1 = \$38 [7:0];
+  assign px_at2 = \$45 [7:0];
+  assign px_at3 = \$52 [7:0];
+  assign wxa0 = \$58 [6:0];
+  assign wxb0 = \$59 [6:0];
+  assign col0 = \$60 [6:0];
+  assign wxa1 = \$69 [6:0];
+  assign wxb1 = \$70 [6:0];
+  assign col1 = \$71 [6:0];
+  assign wxa2 = \$80 [6:0];
+  assign wxb2 = \$81 [6:0];
+  assign col2 = \$82 [6:0];
   assign \$signature__addr  = pix0;
-  assign \$signature__addr$62  = pix1;
-  assign \$signature__addr$63  = pix2;
-  assign \$signature__addr$64  = \$81 [13:0];
-  assign \$signature__addr$67  = \$83 [13:0];
-  assign \$signature__addr$68  = \$85 [13:0];
-  assign completions_before1 = \$107 [1:0];
-  assign completions_before2 = \$109 [1:0];
-  assign completions_before3 = \$111 [1:0];
-  assign beat_head = \$120 [15:0];
-  assign beat_second = \$132 [15:0];
-  assign beat_tail = \$144 [15:0];
-  assign hsum = \$145 [15:0];
-  assign \$signature__addr$181  = ecol0[6:1];
-  assign tot0 = \$154 [23:0];
-  assign \$signature__addr$185  = c4_0[6:1];
-  assign v4_0 = \$signature__en$190 ;
-  assign prod6_0 = \$156 [47:0];
-  assign \$signature__addr$195  = \$158 [13:0];
-  assign \$signature__data$198  = \$159 [7:0];
-  assign \$signature__addr$202  = ecol1[6:1];
-  assign tot1 = \$160 [23:0];
-  assign \$signature__addr$206  = c4_1[6:1];
-  assign v4_1 = \$signature__en$211 ;
-  assign prod6_1 = \$162 [47:0];
-  assign \$signature__addr$216  = \$164 [13:0];
-  assign \$signature__data$218  = \$165 [7:0];
-  assign oldest = \$168 [1:0];
-  assign \$signature__addr$225  = \$172 [13:0];
-  assign \$signature__addr$226  = \$175 [13:0];
+  assign \$signature__addr$67  = pix1;
+  assign \$signature__addr$68  = pix2;
+  assign \$signature__addr$69  = \$87 [13:0];
+  assign \$signature__addr$72  = \$89 [13:0];
+  assign \$signature__addr$73  = \$91 [13:0];
+  assign \$signature__addr$74  = \$93 [13:0];
+  assign \$signature__addr$75  = \$95 [13:0];
+  assign \$signature__addr$76  = \$97 [13:0];
+  assign completions_before1 = \$225 [1:0];
+  assign completions_before2 = \$227 [1:0];
+  assign completions_before3 = \$229 [1:0];
+  assign beat_head = \$238 [15:0];
+  assign beat_second = \$250 [15:0];
+  assign beat_tail = \$262 [15:0];
+  assign hsum = \$263 [15:0];
+  assign \$signature__addr$210  = ecol0[6:1];
+  assign tot0 = \$272 [23:0];
+  assign \$signature__addr$214  = c4_0[6:1];
+  assign v4_0 = \$signature__en$219 ;
+  assign prod6_0 = \$274 [47:0];
+  assign \$signature__addr$224  = \$276 [13:0];
+  assign \$signature__data$227  = \$277 [7:0];
+  assign \$signature__addr$231  = ecol1[6:1];
+  assign tot1 = \$278 [23:0];
+  assign \$signature__addr$235  = c4_1[6:1];
+  assign v4_1 = \$signature__en$240 ;
+  assign prod6_1 = \$280 [47:0];
+  assign \$signature__addr$245  = \$282 [13:0];
+  assign \$signature__data$247  = \$283 [7:0];
+  assign oldest = \$286 [1:0];
+  assign \$signature__addr$254  = \$290 [13:0];
+  assign \$signature__addr$255  = \$293 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
-  assign \$119  = { \$118 , 1'h0 };
-  assign \$131  = { \$130 , 1'h0 };
-  assign \$143  = { \$142 , 1'h0 };
-  assign \$150  = emit_first_col[0];
-  assign \$152  = emit_second_col[0];
-  assign \$155  = { 14'h0000, prod6_hi_0, 17'h00000 };
-  assign \$159  = { 38'h0000000000, \$156 [47:38] };
-  assign \$161  = { 14'h0000, prod6_hi_1, 17'h00000 };
-  assign \$165  = { 38'h0000000000, \$162 [47:38] };
-  assign \$226  = 1'h1;
-  assign \$227  = v1b_0;
-  assign \$233  = 1'h1;
-  assign \$234  = \$232 ;
-  assign \$235  = 1'h0;
-  assign \$236  = \$232 ;
-  assign \$250  = 1'h1;
-  assign \$269  = 1'h1;
-  assign \$270  = \$268 ;
-  assign \$278  = 1'h0;
-  assign \$279  = 1'h0;
+  assign \src_pixel[0]  = src_pixel[7:0];
+  assign \src_pixel[1]  = src_pixel[15:8];
+  assign \src_pixel[2]  = src_pixel[23:16];
+  assign \$136  = parity1;
+  assign \$146  = parity1;
+  assign \$156  = parity1;
+  assign \$166  = parity1;
+  assign \$176  = parity1;
+  assign \$186  = parity1;
+  assign \$196  = parity1;
+  assign \$206  = parity1;
+  assign \$216  = parity1;
+  assign \$237  = { \$236 , 1'h0 };
+  assign \$249  = { \$248 , 1'h0 };
+  assign \$261  = { \$260 , 1'h0 };
+  assign \$268  = emit_first_col[0];
+  assign \$270  = emit_second_col[0];
+  assign \$273  = { 14'h0000, prod6_hi_0, 17'h00000 };
+  assign \$277  = { 38'h0000000000, \$274 [47:38] };
+  assign \$279  = { 14'h0000, prod6_hi_1, 17'h00000 };
+  assign \$283  = { 38'h0000000000, \$280 [47:38] };
+  assign \$340  = 1'h1;
+  assign \$341  = v1b_0;
+  assign \$347  = 1'h1;
+  assign \$348  = \$346 ;
+  assign \$349  = 1'h0;
+  assign \$350  = \$346 ;
+  assign \$364  = 1'h1;
+  assign \$383  = 1'h1;
+  assign \$384  = \$382 ;
+  assign \$392  = 1'h0;
+  assign \$393  = 1'h0;
 endmodule

@@ -125,6 +125,13 @@ int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int li
   return latency;
 }
 
+// Run `cycles` clocks with no beat (the stream idle, as between a console's frames when it is held).
+void pp_idle(void* p, int cycles) {
+  auto* h = static_cast<Harness*>(p);
+  idle_inputs(h->top);
+  for (int i = 0; i < cycles; ++i) tick(h);
+}
+
 // Read the whole stack through the read port: out[f * 7056 + i] = frame f (0 = oldest),
 // index i = row * 84 + column. The address is presented one cycle before the data.
 void pp_read_stack(void* p, uint8_t* out) {

@@ -101,6 +101,19 @@ def test_pitfall2_against_ale_and_resume(tmp_path, capsys):
     assert again == rec and summary["summary"]["from_results"] == 1
 
 
+@pytest.mark.slow
+def test_alien_short_pushed_frame_equals_ale(tmp_path, capsys):
+    """Alien (seed 0, the sweep's network) draws a 223-scanline frame at frame 717 of the episode,
+    which is pushed: ALE's screen keeps the rows it does not reach from two frames before. The
+    instance's record over 760 frames is exact against ALE int8, frame by frame (the preprocessor
+    completes the frame from its two screen buffers instead of reporting a sync error)."""
+    results = tmp_path / "alien.jsonl"
+    assert main(["instance-lockstep", "--games", "alien", "--frames", "760", "--results", str(results), "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (rec["match"], rec["first_difference"], rec["frames_compared"]) == (True, None, 760)
+    assert "error" not in rec["episodes"][0]
+
+
 class _ActionFault:
     """The instance's MMIO with its ACTION register read off by one from ``decision`` on (a
     fault in the read path, as a wrong action select would show)."""

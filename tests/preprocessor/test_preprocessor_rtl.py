@@ -36,7 +36,7 @@ def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, 
     rtl = rtl_for(screens.shape[1], fmt, pixels_per_cycle, first_visible)
     rtl.clear()
     stack = None
-    prev = np.zeros_like(grey[0])        # the RTL's previous-frame memory starts at zero
+    prev = np.zeros_like(grey[0])        # the RTL's screen buffers start at zero
     pushes = 0
     for t in range(frames):
         push = t % 4 == 3
@@ -66,7 +66,7 @@ def test_rtl_matches_model_flickering_ntsc_game(pixels_per_cycle):
 
 @pytest.mark.parametrize("pixels_per_cycle", [1, 3])
 def test_rtl_matches_model_pal_game_250_rows(pixels_per_cycle):
-    # 3 pixels per cycle: 250 x 160 is not a multiple of 3 (previous-frame banks of 13,334 bytes)
+    # 3 pixels per cycle: 250 x 160 is not a multiple of 3 (screen buffer banks of 13,334 bytes)
     check_game("air_raid", 48 if pixels_per_cycle == 1 else 24, seed=2, pixels_per_cycle=pixels_per_cycle)
 
 
@@ -90,13 +90,31 @@ def test_rtl_matches_model_more_games(game):
     check_game(game, 200, seed=3)
 
 
+class ScreenBuffers:
+    """ALE 0.12's screens on Stella's two swapped frame buffers (the oracle of a short frame):
+    frame ``n`` draws its rows into buffer ``n % 2``, and the screen is that buffer, so the rows
+    a short frame does not reach are those of frame ``n - 2``. Both buffers start black (palette
+    index 0, grey 0), as the preprocessor's screen memories after reset."""
+
+    def __init__(self, height: int):
+        self.buffers = [np.zeros((height, 160), np.uint8) for _ in range(2)]
+        self.n = 0
+
+    def draw(self, rows: np.ndarray) -> np.ndarray:
+        """Frame ``n``'s screen after it drew ``rows`` (its first ``len(rows)`` rows)."""
+        buf = self.buffers[self.n % 2]
+        buf[: len(rows)] = rows
+        self.n += 1
+        return buf.copy()
+
+
 @pytest.mark.parametrize("pixels_per_cycle", [1, 3])
 def test_obs_valid_stack_fill_and_sync_error(pixels_per_cycle):
     rng = np.random.default_rng(7)
     rtl = rtl_for(210, "NTSC", pixels_per_cycle)
     rtl.clear()
     assert not rtl.obs_valid
-    frames = rng.integers(0, 128, size=(6, 210, 160)).astype(np.uint8) * 2
+    frames = rng.integers(0, 128, size=(8, 210, 160)).astype(np.uint8) * 2
     assert rtl.feed_frame(frames[0], push=False) is None and not rtl.obs_valid
     grey = to_grey(frames)
     obs1 = pp.observe(grey[0], grey[1])
@@ -108,48 +126,70 @@ def test_obs_valid_stack_fill_and_sync_error(pixels_per_cycle):
     assert np.array_equal(rtl.read_stack(), want)
     rtl.feed_frame(frames[3], push=False)            # not pushed: the stack is unchanged
     assert rtl.obs_valid and np.array_equal(rtl.read_stack(), want)
-    # a frame with 100 of 210 rows breaks the stream contract: sync_error, no observation
+    # a pushed frame of 100 of 210 rows whose missing 110 rows (17,600 pixels) cannot be completed
+    # before the next frame's first visible pixel (34 scanlines, 7,752 colour clocks, later): the
+    # short frame's observation is completed (its missing rows from two frames before), but the
+    # next frame's pixels that came during the flush are lost: sync_error
     assert rtl.feed_frame(frames[4][:100], push=True, short=True) is None
-    assert rtl.sync_error and not rtl.obs_valid
-    # frame_end resynchronises: the next full frame is processed normally
+    assert not rtl.obs_valid
+    rtl.feed_frame(frames[5], push=False)
+    assert rtl.sync_error and rtl.obs_valid
+    screen4 = grey[2].copy()
+    screen4[:100] = grey[4][:100]
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(grey[3], screen4))
+    # clear and two complete frames resynchronise: the next pushed frame is processed normally
     rtl.clear()
     assert not rtl.sync_error
-    rtl.feed_frame(frames[5], push=True)
-    obs5 = pp.observe(_prev_after_short(grey[3], grey[4][:100]), grey[5])
-    assert np.array_equal(rtl.read_stack()[3], obs5) and not rtl.sync_error
+    rtl.feed_frame(frames[6], push=False)
+    rtl.feed_frame(frames[7], push=True)
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(grey[6], grey[7])) and not rtl.sync_error
 
 
 @pytest.mark.parametrize("pixels_per_cycle", [1, 3])
-def test_a_short_frame_that_reaches_no_observation_is_not_an_error(pixels_per_cycle):
-    """A partial frame that is not pushed and is followed by a complete frame (Amidar's first
-    frame after the game restarts, 52 scanlines, before the start's observation) leaves no
-    trace: no sync_error, and the next pushed frame's observation is the model's of the two
-    complete frames before it. A partial frame directly before a pushed frame is its previous
-    frame, whose rows past the short frame's end ALE takes from two frames before: sync_error."""
+def test_a_short_frame_keeps_the_rows_of_two_frames_before(pixels_per_cycle):
+    """A frame that ends before the screen's last row (Alien's 223-scanline frame at frame 717 of
+    an episode: rows 189..209 not drawn) shows, in ALE, the rows of two frames before in the
+    rows it did not reach (:class:`ScreenBuffers`); pushed, its observation is the flicker max of
+    that screen and the last frame's, which may itself be short. Checked on random frames against
+    :func:`nc2600.hls_models.preprocessor.observe` of the oracle's screens; the frames end right
+    after their last drawn row (``ystart + rows`` scanlines)."""
     rng = np.random.default_rng(11)
     rtl = rtl_for(210, "NTSC", pixels_per_cycle)
     rtl.clear()
-    frames = rng.integers(0, 128, size=(6, 210, 160)).astype(np.uint8) * 2
-    grey = to_grey(frames)
-    rtl.feed_frame(frames[0], push=False)
-    assert rtl.feed_frame(frames[1][:18], push=False, short=True) is None
-    assert not rtl.sync_error
-    rtl.feed_frame(frames[2], push=False)
-    rtl.feed_frame(frames[3], push=True)
+    ale = ScreenBuffers(210)
+    frames = rng.integers(0, 128, size=(8, 210, 160)).astype(np.uint8) * 2
+    screens = []
+
+    def feed(i, rows, push):
+        lat = rtl.feed_frame(frames[i][:rows], push=push, short=rows < 210, lines=rtl.ystart + rows)
+        rtl.idle(16)                     # the frame's last pixel through the pipeline (latency 8 or 9)
+        screens.append(to_grey(ale.draw(frames[i][:rows])))
+        return lat
+
+    feed(0, 210, False)
+    feed(1, 18, False)           # a short frame that passes by (Amidar's first frame after a restart)
+    feed(2, 210, False)
+    feed(3, 210, True)
     assert not rtl.sync_error and rtl.obs_valid
-    assert np.array_equal(rtl.read_stack()[3], pp.observe(grey[2], grey[3]))
-    # a partial frame, then a pushed one that max-pools with it
-    rtl.feed_frame(frames[4][:120], push=False, short=True)
-    assert not rtl.sync_error
-    rtl.feed_frame(frames[5], push=True)
-    assert rtl.sync_error
-
-
-def _prev_after_short(full_prev: np.ndarray, short_rows: np.ndarray) -> np.ndarray:
-    """Previous-frame memory after a short frame: its rows over the older frame's."""
-    out = full_prev.copy()
-    out[: short_rows.shape[0]] = short_rows
-    return out
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[2], screens[3]))
+    # a short pushed frame: no observation until its missing rows are flushed
+    assert feed(4, 189, True) is None
+    assert not rtl.obs_valid
+    rtl.idle(21 * 160 + 16)            # 21 missing rows of 160 pixels, and the pipeline's latency
+    assert rtl.obs_valid and not rtl.sync_error
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[3], screens[4]))
+    assert not np.array_equal(screens[4][189:], to_grey(frames[4])[189:])     # the oracle's rows differ
+    # a short frame that is not pushed, then a pushed one that max-pools with it
+    feed(5, 120, False)
+    feed(6, 210, True)
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[5], screens[6]))
+    # two short frames in a row, the second pushed
+    feed(7, 150, False)
+    feed(0, 200, True)
+    rtl.idle(10 * 160 + 16)
+    assert rtl.obs_valid and not rtl.sync_error
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[7], screens[8]))
+    assert np.array_equal(rtl.read_stack()[2], pp.observe(screens[5], screens[6]))
 
 
 def test_bad_frame_shape():
@@ -166,11 +206,11 @@ def test_bad_frame_shape():
 
 def test_bram_blocks_of_both_widths():
     from nc2600.hw.preprocessor import bram36
-    # hand count, 4096 bytes per block: one pixel per cycle 33,600 B -> 9, 28,224 B -> 7;
-    # three: 3 banks of 11,200 B -> 3 x 3, 2 stack banks of 14,112 B -> 2 x 4
-    assert bram36(210) == {"previous_frame": 9, "stack": 7, "total": 16}
-    assert bram36(210, 3) == {"previous_frame": 9, "stack": 8, "total": 17}
-    assert bram36(250, 3)["previous_frame"] == 3 * 4          # 13,334 B per bank
+    # hand count, 4096 bytes per block: one pixel per cycle two screen buffers of 33,600 B -> 2 x 9,
+    # 28,224 B -> 7; three: 2 x 3 banks of 11,200 B -> 2 x 3 x 3, 2 stack banks of 14,112 B -> 2 x 4
+    assert bram36(210) == {"screen_buffers": 18, "stack": 7, "total": 25}
+    assert bram36(210, 3) == {"screen_buffers": 18, "stack": 8, "total": 26}
+    assert bram36(250, 3)["screen_buffers"] == 2 * 3 * 4          # 13,334 B per bank
 
 
 def test_bram_blocks_of_the_word_stack():
@@ -179,8 +219,8 @@ def test_bram_blocks_of_the_word_stack():
     three pixels per cycle, two banks of 1,764 x 64 bits -> 2 x 4; 8 rows, 3,528 x 64 bits ->
     7 blocks of 512 x 64 (2K x 16 would take 4 x 2 = 8)."""
     from nc2600.hw.preprocessor import bram36
-    assert bram36(210, 1, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
-    assert bram36(210, 3, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
+    assert bram36(210, 1, 16) == {"screen_buffers": 18, "stack": 8, "total": 26}
+    assert bram36(210, 3, 16) == {"screen_buffers": 18, "stack": 8, "total": 26}
     assert bram36(210, 1, 8)["stack"] == 7
     with pytest.raises(ValueError, match="rows >= 8"):
         bram36(210, 3, 4)
