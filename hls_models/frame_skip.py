@@ -53,6 +53,7 @@ checked exhaustively by the tests).
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Generator
 
@@ -66,6 +67,15 @@ MAX_EPISODE_FRAMES = (1 << 24) - 1   #: largest episode cap the controller RTL h
 PADDLE_DELTA = 23000           #: ohms per frame of a paddle action (ALE 0.12)
 PADDLE_MULT, PADDLE_SHIFT = 40888089, 31   #: needed = (r * MULT) >> SHIFT
 PADDLE_R_MAX = 1_000_000       #: largest resistance the integer formula is exact for (ohms)
+
+
+class PaddleMode(enum.IntEnum):
+    """How a dump-capacitor input (INPT0-3 bit 7) of one paddle reads (Stella 2.4.2's TIA pins, as
+    ALE 0.12 drives them): the 2-bit ``mode`` of the console's paddle drive
+    (:data:`nc2600.hw.interfaces.PaddlesSignature`) and of the instance's PADDLE_CFG and INPUTS."""
+    TIMING = 0     #: charged ``needed`` CPU cycles after the dump's release (a paddle, :func:`paddle_needed`)
+    CHARGED = 1    #: always charged
+    NONE = 2       #: never charged: no paddle (a joystick port's pin)
 
 
 #: Clocks of the controller around a hidden decision (the instance's frame-skip controller,

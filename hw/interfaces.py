@@ -27,6 +27,7 @@ from amaranth.lib.wiring import In, Out
 
 from nc2600.hls_models import policy_engine as _engine_model
 from nc2600.hls_models.action_select import MAX_ACTIONS
+from nc2600.hls_models.frame_skip import PaddleMode
 from nc2600.hls_models.preprocessor import OUT_SIZE, STACK
 
 __all__ = ["ACC_BITS", "OBS_PIXELS", "OBS_BYTES", "PaddlesSignature", "ControllerSignature", "FrameSignature",
@@ -44,7 +45,7 @@ OBS_BYTES = STACK * OBS_PIXELS         #: 28,224 bytes of the observation stack 
 #: (producer: the console's controllers, :data:`ControllerSignature`; consumer: the TIA).
 PaddlesSignature = wiring.Signature({
     "needed": Out(32).array(4),        # CPU cycles from the dump's release until the capacitor is charged
-    "mode": Out(2, init=2).array(4),   # 0 the timing rule, 1 always charged, 2 never charged (no paddle)
+    "mode": Out(2, init=PaddleMode.NONE).array(4),   # PaddleMode: timing rule, always or never charged
 })
 
 

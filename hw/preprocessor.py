@@ -17,7 +17,8 @@ swaps them at each frame's start, and ALE's screen is the buffer just drawn, so 
 pixels of a row) that a short frame does not reach are those of frame ``n - 2``. The block keeps
 the same two screen buffers of grey levels (frame ``n`` writes buffer ``n % 2``; ``parity``
 swaps at every ``frame_end``, empty frames included) and reads the other buffer as the previous
-frame. A partial frame (some pixels, fewer than ``H`` lines) that is pushed is completed after
+frame. A partial frame (fewer than ``H`` lines, or none: a frame with no visible pixel is pushed
+when ``push`` was high at any clock after the last ``frame_end``) that is pushed is completed after
 its ``frame_end``: its missing pixels run through the same pipeline as flushed beats (one
 pixel, or up to three to the line's end, per cycle) whose grey comes from the frame's own
 buffer, until the frame is ``H`` lines; ``obs_valid`` rises after that (``H*160 - drawn`` cycles
@@ -230,7 +231,8 @@ class Preprocessor(wiring.Component):
     Ports:
         stream: In(:func:`pixel_stream_signature` ``(pixels_per_cycle)``), one beat per clock.
         ctl: In(:data:`PreprocessorControlSignature`), the controller's drive:
-            ``push``, sampled at a frame's first visible pixel: the frame enters the stack;
+            ``push``, sampled at a frame's first visible pixel (for a frame with none, high at any
+            clock since the last frame's end): the frame enters the stack;
             ``zero_prev``, sampled with ``push``: this frame's flicker max uses an all-zero
             previous frame (an episode's first frame: the launcher zeroes its double buffer);
             ``clear``: empty the stack, drop ``obs_valid`` and ``sync_error`` (between frames);
@@ -308,10 +310,11 @@ class Preprocessor(wiring.Component):
         accept = Signal()
         first = Signal()
         m.d.comb += first.eq((x == 0) & (y == 0))
+        flushing = Signal()
         this_push = Signal()
-        m.d.comb += this_push.eq(Mux(first, self.ctl.push, frame_push))
+        m.d.comb += this_push.eq(Mux(first & ~flushing, self.ctl.push, frame_push))
         this_zero = Signal()
-        m.d.comb += this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))
+        m.d.comb += this_zero.eq(Mux(first & ~flushing, self.ctl.zero_prev, frame_zero))
         # overlap weights of this row with its first and second output row
         row_done = Signal()             # this input row completes output row r
         wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
@@ -321,7 +324,6 @@ class Preprocessor(wiring.Component):
         # pixels are flushed (``flushing``) beats of visible pixels that continue the frame's position
         # (their grey from the frame's own screen buffer, as written two frames before), with no
         # line or frame end; a flush beat has every pixel to the line's end, up to ``P``
-        flushing = Signal()
         P = self.pixels_per_cycle
         src = SimpleNamespace(visible=Signal(P, name="src_visible"),
                               pixel=Signal.like(self.stream.pixel, name="src_pixel"),
@@ -350,7 +352,7 @@ class Preprocessor(wiring.Component):
         s, x, y, px, c, py, row_base = self.stream, pos.x, pos.y, pos.px, pos.c, pos.py, pos.row_base
         with m.If(pos.accept):
             m.d.sync += on_accept
-            with m.If(pos.first):
+            with m.If(pos.first & ~pos.flushing):
                 m.d.sync += [pos.frame_push.eq(self.ctl.push), pos.frame_zero.eq(self.ctl.zero_prev)]
             with m.If(line_done):
                 m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
@@ -367,11 +369,19 @@ class Preprocessor(wiring.Component):
         # fewer than H lines) that is pushed is completed first: its missing pixels are flushed
         # through the path from its own buffer (``flushing``) until the position reaches H lines.
         # Then (or at once for any other frame) the position restarts and the buffers swap
-        partial, ends = Signal(), Signal()
-        m.d.comb += partial.eq(~((y == H) | ((y == 0) & (x == 0))))
-        flush_from = pos.src.frame_end & partial & pos.frame_push
+        partial, empty, ends = Signal(), Signal(), Signal()
+        m.d.comb += [empty.eq((y == 0) & (x == 0)), partial.eq(~((y == H) | empty))]
+        # a frame with no pixel takes push and zero_prev as driven at any clock since the last frame's end
+        seen_push, seen_zero = Signal(), Signal()
+        push_any, zero_any = seen_push | self.ctl.push, seen_zero | self.ctl.zero_prev
+        m.d.sync += [seen_push.eq(push_any), seen_zero.eq(zero_any)]
+        flush_from = pos.src.frame_end & ((partial & pos.frame_push) | (empty & push_any))
         with m.If(flush_from):
             m.d.sync += pos.flushing.eq(1)
+        with m.If(pos.src.frame_end):
+            m.d.sync += [seen_push.eq(0), seen_zero.eq(0)]
+            with m.If(empty):
+                m.d.sync += [pos.frame_push.eq(push_any), pos.frame_zero.eq(zero_any)]
         m.d.comb += ends.eq((pos.src.frame_end & ~flush_from) | (pos.flushing & ((y == H) | self.ctl.clear)))
         with m.If(ends):
             m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets,
@@ -447,7 +457,7 @@ class Preprocessor(wiring.Component):
         """The stack's slots: a pushed frame's first pixel drops ``obs_valid``; its last written
         pixel (``frame_done``) advances ``head`` and raises ``obs_valid``; ``clear`` empties the
         stack and drops ``obs_valid`` and ``sync_error``."""
-        with m.If(pos.accept & pos.first & self.ctl.push):
+        with m.If(pos.accept & pos.first & pos.this_push):
             m.d.sync += self.ctl.obs_valid.eq(0)
         with m.If(frame_done):
             m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),

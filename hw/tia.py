@@ -73,6 +73,7 @@ from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from nc2600.hls_models.frame_skip import PaddleMode
 from nc2600.hw.bus import CpuBusSignature
 from nc2600.hw.interfaces import PaddlesSignature
 
@@ -829,7 +830,8 @@ class Tia(wiring.Component):
                 # (dump_disabled_cycle + needed) mod 2^32 of the cycle's registers
                 self._charge_at.append(charge_at)
             due = clk.cyc >= charge_at
-            m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~S.dump_enabled & due))
+            m.d.comb += charged[i].eq((mode == PaddleMode.CHARGED)
+                                      | ((mode == PaddleMode.TIMING) & ~S.dump_enabled & due))
         c = Signal(15, name="coll_read")
         inpt = Signal(6, name="inpt_read")
         if registered:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from nc2600.hwtools.cache import cache_dir, read_json_entry
 from nc2600.hwtools.timing import TARGET_MHZ
-from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool, top_ports, write_yosys_input
+from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memory_fit, run_tool, top_ports, write_yosys_input
 
 __all__ = ["ECP5", "ECP5_USER_IO", "ECP5_RAM_BITS", "ecp5_memory_fit", "parse_nextpnr_report", "pnr_block",
            "cached_pnr"]
@@ -43,25 +43,12 @@ ECP5_RAM_BITS = {"ebr": 208 * 18 * 1024, "distributed": 669 * 1024}
 
 
 def ecp5_memory_fit(verilog: str) -> dict:
-    """Whether the design's memories can fit the LFE5UM-85F's RAM at all, before any synthesis.
-
-    Returns ``{"fits": bool, "memory_bits": int, "device_ram_bits": int, "largest": (name, width,
-    depth) or None, "reason": str or None}``. ``fits`` is False when the declared memory bits
-    (:func:`memories`, each module once: a lower bound) exceed the device's block RAM and
-    distributed RAM together (:data:`ECP5_RAM_BITS`): then no mapping can place the design, and
-    place and route (minutes of Yosys for the instance) is not tried. True does not promise a
-    fit (block RAM shapes, logic, pins): nextpnr decides that.
-    """
-    mems = memories(verilog)
-    bits = sum(w * d for _, w, d in mems)
-    cap = sum(ECP5_RAM_BITS.values())
-    largest = max(mems, key=lambda m: m[1] * m[2]) if mems else None
-    fits = bits <= cap
-    reason = None if fits else (
-        f"does not fit the {ECP5['device']}: {bits:,} bits of memory (largest {largest[0].lstrip(chr(92))}, "
-        f"{largest[2]:,} x {largest[1]} bits) against {cap:,} bits of block and distributed RAM on the device "
-        f"({ECP5_RAM_BITS['ebr']:,} + {ECP5_RAM_BITS['distributed']:,}; Lattice DS1044)")
-    return {"fits": fits, "memory_bits": bits, "device_ram_bits": cap, "largest": largest, "reason": reason}
+    """Whether the design's memories can fit the LFE5UM-85F's block and distributed RAM
+    (:data:`ECP5_RAM_BITS`) at all, before any synthesis: :func:`nc2600.hwtools.yosys_input.memory_fit`
+    (place and route, minutes of Yosys for the instance, is not tried when they cannot)."""
+    return memory_fit(verilog, ECP5["device"], ECP5_RAM_BITS,
+                      f"block and distributed RAM on the device ({ECP5_RAM_BITS['ebr']:,} + "
+                      f"{ECP5_RAM_BITS['distributed']:,}; Lattice DS1044)")
 
 
 def parse_nextpnr_report(report: dict, clock: str | None = None) -> dict:

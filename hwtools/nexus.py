@@ -52,10 +52,11 @@ import time
 from pathlib import Path
 
 from nc2600.hwtools.cache import cache_dir, read_json_entry
+from nc2600.hwtools import yosys_input
 from nc2600.hwtools.ecp5_pnr import parse_nextpnr_report
-
 from nc2600.hwtools.timing import TARGET_MHZ
-from nc2600.hwtools.yosys_input import io_wrapper, log_tail, memories, run_tool, write_yosys_input
+from nc2600.hwtools.yosys_input import io_wrapper, log_tail, run_tool, write_yosys_input
+
 __all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label",
            "speed_of", "memory_fit",
            "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds",
@@ -113,27 +114,15 @@ def label(device: str = DEFAULT_DEVICE) -> str:
 
 
 def memory_fit(verilog: str) -> dict:
-    """Whether the design's memories can fit the LIFCL-40's RAM at all, before any synthesis.
-
-    Returns ``{"fits", "memory_bits", "device_ram_bits", "largest": (name, width, depth) or None,
-    "reason": str or None}``, as :func:`nc2600.hwtools.timing.ecp5_memory_fit`: ``fits`` False when the
-    declared memory bits (:func:`nc2600.hwtools.yosys_input.memories`, a lower bound) exceed the EBR and large
-    RAM bits of :data:`CAPACITY` plus every logic cell used as 16 bits of distributed RAM (an upper
-    bound of what the logic can hold). True does not promise a fit: nextpnr decides that.
-    """
-    mems = memories(verilog)
-    bits = sum(w * d for _, w, d in mems)
+    """Whether the design's memories can fit the LIFCL-40's RAM at all, before any synthesis:
+    :func:`nc2600.hwtools.yosys_input.memory_fit` against the EBR and large RAM bits of :data:`CAPACITY`
+    plus every logic cell used as 16 bits of distributed RAM (an upper bound of what the logic can hold)."""
     parts = {"EBR": CAPACITY["OXIDE_EBR"] * EBR_BITS, "LRAM": CAPACITY["LRAM_CORE"] * LRAM_BITS,
              "LUT": CAPACITY["OXIDE_COMB"] * LUT_BITS}
-    cap = sum(parts.values())
-    largest = max(mems, key=lambda m: m[1] * m[2]) if mems else None
-    fits = bits <= cap
-    reason = None if fits else (
-        f"does not fit the LIFCL-40: {bits:,} bits of memory (largest {largest[0].lstrip(chr(92))}, "
-        f"{largest[2]:,} x {largest[1]} bits) against {cap:,} bits of RAM on the device "
-        f"({CAPACITY['OXIDE_EBR']} EBR x {EBR_BITS:,} + {CAPACITY['LRAM_CORE']} LRAM x {LRAM_BITS:,} + every one of "
-        f"{CAPACITY['OXIDE_COMB']:,} LUT4s as {LUT_BITS} bits of distributed RAM)")
-    return {"fits": fits, "memory_bits": bits, "device_ram_bits": cap, "largest": largest, "reason": reason}
+    return yosys_input.memory_fit(
+        verilog, "LIFCL-40", parts,
+        f"RAM on the device ({CAPACITY['OXIDE_EBR']} EBR x {EBR_BITS:,} + {CAPACITY['LRAM_CORE']} LRAM x "
+        f"{LRAM_BITS:,} + every one of {CAPACITY['OXIDE_COMB']:,} LUT4s as {LUT_BITS} bits of distributed RAM)")
 
 
 def pdc(pins: dict[str, str] = PINS) -> str:

@@ -87,8 +87,8 @@ class PreprocessorSim(verilator_build.VerilatedModel):
         Args:
             screen: ``(H, 160)`` uint8 palette indices (ALE ``getScreen``).
             push: drive ``push`` for this frame (it enters the stack).
-            short: allow fewer than ``H`` rows: a frame whose screen rows stop early (the rows
-                after them not visible, as when the console's frame ends before the screen's end).
+            short: allow fewer than ``H`` rows (none too): a frame whose screen rows stop early (the
+                rows after them not visible, as when the console's frame ends before the screen's end).
             lines: scanlines of this frame (default ``lines_total``); ``ystart + rows`` at least.
         Returns:
             cycles from the cycle carrying the last visible pixel to the first cycle with
@@ -97,7 +97,8 @@ class PreprocessorSim(verilator_build.VerilatedModel):
             ValueError: wrong shape or dtype, or ``lines`` too few for the rows.
         """
         screen = np.asarray(screen)
-        rows_ok = screen.ndim == 2 and (screen.shape[0] == self.height or (short and 0 < screen.shape[0] < self.height))
+        rows = screen.shape[0] if screen.ndim == 2 else -1
+        rows_ok = rows == self.height or (short and 0 <= rows < self.height)
         if not rows_ok or screen.shape[1] != SCREEN_WIDTH or screen.dtype != np.uint8:
             raise ValueError(f"screen must be uint8 of shape ({self.height}, {SCREEN_WIDTH}), "
                              f"got {screen.dtype} {screen.shape}")

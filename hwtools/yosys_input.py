@@ -78,6 +78,31 @@ def memories(verilog: str) -> list[tuple[str, int, int]]:
     return [(n, int(w) + 1 if w else 1, int(d) + 1) for logic, w, n, d in _MEMORY.findall(verilog) if not logic]
 
 
+
+def memory_fit(verilog: str, device: str, ram_bits: dict[str, int], capacity: str) -> dict:
+    """Whether the design's memories can fit a device's RAM at all, before any synthesis.
+
+    Args:
+        verilog: the design's Verilog (its memories by :func:`memories`, each module once: a lower bound).
+        device: the part's name, for the reason.
+        ram_bits: the device's RAM by kind (bits each); ``fits`` compares against their sum.
+        capacity: what that sum is made of, for the reason (the parts and the data sheet).
+    Returns:
+        ``{"fits": bool, "memory_bits": int, "device_ram_bits": int, "largest": (name, width, depth)
+        or None, "reason": str or None}``. ``fits`` is False when the declared memory bits exceed
+        the device's RAM: then no mapping can place the design, and place and route is not tried.
+        True does not promise a fit (RAM shapes, logic, pins): nextpnr decides that.
+    """
+    mems = memories(verilog)
+    bits = sum(w * d for _, w, d in mems)
+    cap = sum(ram_bits.values())
+    largest = max(mems, key=lambda m: m[1] * m[2]) if mems else None
+    fits = bits <= cap
+    reason = None if fits else (
+        f"does not fit the {device}: {bits:,} bits of memory (largest {largest[0].lstrip(chr(92))}, "
+        f"{largest[2]:,} x {largest[1]} bits) against {cap:,} bits of {capacity}")
+    return {"fits": fits, "memory_bits": bits, "device_ram_bits": cap, "largest": largest, "reason": reason}
+
 def yosys_input(verilog: str) -> tuple[str, dict[str, int]]:
     """The Verilog handed to Yosys, and the files it reads: each zero-initialisation loop that
     :func:`nc2600.hw.reproducible.tidy_memories` writes for a memory (``integer m__i; initial begin for

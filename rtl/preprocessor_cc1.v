@@ -4,107 +4,124 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire [8:0] \$10 ;
-  reg \$100 ;
-  reg \$101 ;
-  reg [7:0] \$102 ;
-  reg [7:0] \$103 ;
-  reg [6:0] \$104 ;
-  reg [7:0] \$105 ;
-  reg [7:0] \$106 ;
-  reg [12:0] \$107 ;
-  reg \$108 ;
-  reg \$109 ;
-  wire [8:0] \$11 ;
-  reg \$110 ;
-  reg \$111 ;
-  reg \$112 ;
-  reg \$113 ;
-  reg [6:0] \$114 ;
-  reg [6:0] \$115 ;
-  reg [6:0] \$116 ;
-  reg \$117 ;
-  reg [6:0] \$118 ;
+  wire [22:0] \$100 ;
+  wire [23:0] \$101 ;
+  wire \$102 ;
+  wire [24:0] \$103 ;
+  wire [13:0] \$104 ;
+  wire [46:0] \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire [9:0] \$11 ;
+  wire [2:0] \$110 ;
+  wire \$111 ;
+  wire [3:0] \$112 ;
+  wire [3:0] \$113 ;
+  reg [15:0] \$114 ;
+  reg \$115 ;
+  reg \$116 ;
+  reg [7:0] \$117 ;
+  reg [7:0] \$118 ;
   reg [6:0] \$119 ;
-  wire [8:0] \$12 ;
-  reg \$120 ;
-  reg [12:0] \$121 ;
-  reg \$122 ;
+  wire [9:0] \$12 ;
+  reg [7:0] \$120 ;
+  reg [7:0] \$121 ;
+  reg [12:0] \$122 ;
   reg \$123 ;
-  reg [15:0] \$124 ;
+  reg \$124 ;
   reg \$125 ;
   reg \$126 ;
   reg \$127 ;
-  reg [7:0] \$128 ;
-  reg [7:0] \$129 ;
-  wire [8:0] \$13 ;
+  reg \$128 ;
+  reg \$129 ;
+  wire \$13 ;
   reg \$130 ;
-  reg \$131 ;
-  reg \$132 ;
-  reg \$133 ;
-  reg [6:0] \$134 ;
+  reg [6:0] \$131 ;
+  reg [6:0] \$132 ;
+  reg [6:0] \$133 ;
+  reg \$134 ;
   reg [6:0] \$135 ;
   reg [6:0] \$136 ;
   reg \$137 ;
-  reg [6:0] \$138 ;
-  reg [6:0] \$139 ;
-  wire [9:0] \$14 ;
+  reg [12:0] \$138 ;
+  reg \$139 ;
+  wire [8:0] \$14 ;
   reg \$140 ;
-  reg [12:0] \$141 ;
+  reg [15:0] \$141 ;
   reg \$142 ;
   reg \$143 ;
-  reg [15:0] \$144 ;
-  reg [15:0] \$145 ;
-  reg \$146 ;
+  reg \$144 ;
+  reg [7:0] \$145 ;
+  reg [7:0] \$146 ;
   reg \$147 ;
   reg \$148 ;
-  reg [6:0] \$149 ;
-  wire [9:0] \$15 ;
+  reg \$149 ;
+  wire [8:0] \$15 ;
   reg \$150 ;
   reg [6:0] \$151 ;
   reg [6:0] \$152 ;
-  reg \$153 ;
-  reg [12:0] \$154 ;
-  reg \$155 ;
-  reg \$156 ;
-  reg [15:0] \$157 ;
-  reg \$158 ;
-  reg [15:0] \$159 ;
-  wire \$16 ;
-  reg [6:0] \$160 ;
-  reg \$161 ;
-  reg [6:0] \$162 ;
-  reg [6:0] \$163 ;
+  reg [6:0] \$153 ;
+  reg \$154 ;
+  reg [6:0] \$155 ;
+  reg [6:0] \$156 ;
+  reg \$157 ;
+  reg [12:0] \$158 ;
+  reg \$159 ;
+  wire [8:0] \$16 ;
+  reg \$160 ;
+  reg [15:0] \$161 ;
+  reg [15:0] \$162 ;
+  reg \$163 ;
   reg \$164 ;
-  reg [12:0] \$165 ;
-  reg \$166 ;
+  reg \$165 ;
+  reg [6:0] \$166 ;
   reg \$167 ;
-  reg [23:0] \$168 ;
-  reg [23:0] \$169 ;
-  wire \$17 ;
-  reg [23:0] \$170 ;
-  reg \$171 ;
-  reg [6:0] \$172 ;
+  reg [6:0] \$168 ;
+  reg [6:0] \$169 ;
+  wire [8:0] \$17 ;
+  reg \$170 ;
+  reg [12:0] \$171 ;
+  reg \$172 ;
   reg \$173 ;
-  reg [12:0] \$174 ;
+  reg [15:0] \$174 ;
   reg \$175 ;
-  reg \$176 ;
-  reg \$177 ;
-  reg [23:0] \$178 ;
-  reg [12:0] \$179 ;
-  wire \$18 ;
-  reg \$180 ;
+  reg [15:0] \$176 ;
+  reg [6:0] \$177 ;
+  reg \$178 ;
+  reg [6:0] \$179 ;
+  wire [9:0] \$18 ;
+  reg [6:0] \$180 ;
   reg \$181 ;
-  reg [46:0] \$182 ;
+  reg [12:0] \$182 ;
   reg \$183 ;
-  reg [12:0] \$184 ;
-  reg \$185 ;
-  reg \$186 ;
-  reg \$187 ;
-  reg [1:0] \$188 ;
-  reg [2:0] \$189 ;
-  wire \$19 ;
+  reg \$184 ;
+  reg [23:0] \$185 ;
+  reg [23:0] \$186 ;
+  reg [23:0] \$187 ;
+  reg \$188 ;
+  reg [6:0] \$189 ;
+  wire [9:0] \$19 ;
+  reg \$190 ;
+  reg [12:0] \$191 ;
+  reg \$192 ;
+  reg \$193 ;
+  reg \$194 ;
+  reg [23:0] \$195 ;
+  reg [12:0] \$196 ;
+  reg \$197 ;
+  reg \$198 ;
+  reg [46:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
+  reg \$200 ;
+  reg [12:0] \$201 ;
+  reg \$202 ;
+  reg \$203 ;
+  reg \$204 ;
+  reg [1:0] \$205 ;
+  reg [2:0] \$206 ;
   wire \$21 ;
   wire \$22 ;
   wire \$23 ;
@@ -112,53 +129,53 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$25 ;
   wire \$26 ;
   wire \$27 ;
-  wire [7:0] \$28 ;
+  wire \$28 ;
   wire \$29 ;
-  wire [8:0] \$3 ;
+  wire \$3 ;
   wire \$30 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
-  wire \$34 ;
+  wire [7:0] \$34 ;
   wire \$35 ;
   wire \$36 ;
-  wire [15:0] \$37 ;
-  wire [16:0] \$38 ;
-  wire [24:0] \$39 ;
-  wire [8:0] \$4 ;
-  reg [14:0] \$40 ;
-  wire [15:0] \$41 ;
-  wire [46:0] \$42 ;
-  wire \$43 ;
-  wire [3:0] \$44 ;
-  wire [3:0] \$45 ;
-  wire \$46 ;
-  wire [2:0] \$47 ;
-  reg [14:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire [8:0] \$5 ;
-  wire [16:0] \$50 ;
-  wire \$51 ;
-  wire [8:0] \$52 ;
-  wire [8:0] \$53 ;
-  wire [9:0] \$54 ;
-  wire [13:0] \$55 ;
-  wire [8:0] \$56 ;
-  wire [8:0] \$57 ;
-  wire [8:0] \$58 ;
-  wire [9:0] \$59 ;
-  wire [8:0] \$6 ;
-  wire [7:0] \$60 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire [15:0] \$43 ;
+  wire [16:0] \$44 ;
+  wire [24:0] \$45 ;
+  reg [14:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [46:0] \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire [3:0] \$50 ;
+  wire [3:0] \$51 ;
+  wire \$52 ;
+  wire [2:0] \$53 ;
+  reg [14:0] \$54 ;
+  wire [15:0] \$55 ;
+  wire [16:0] \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire [8:0] \$60 ;
   wire [8:0] \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire \$64 ;
-  wire \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire \$69 ;
-  wire [9:0] \$7 ;
+  wire [9:0] \$62 ;
+  wire [13:0] \$63 ;
+  wire [8:0] \$64 ;
+  wire [8:0] \$65 ;
+  wire [8:0] \$66 ;
+  wire [9:0] \$67 ;
+  wire [7:0] \$68 ;
+  wire [8:0] \$69 ;
+  wire [8:0] \$7 ;
   wire \$70 ;
   wire \$71 ;
   wire \$72 ;
@@ -168,51 +185,53 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
-  wire [7:0] \$79 ;
-  wire [9:0] \$8 ;
-  wire [14:0] \$80 ;
-  wire [14:0] \$81 ;
-  wire [15:0] \$82 ;
+  wire \$79 ;
+  wire [8:0] \$8 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
   wire \$83 ;
-  wire [22:0] \$84 ;
-  wire [22:0] \$85 ;
-  wire [23:0] \$86 ;
+  wire \$84 ;
+  wire \$85 ;
+  wire \$86 ;
   wire \$87 ;
-  wire [24:0] \$88 ;
-  wire [13:0] \$89 ;
-  wire \$9 ;
-  wire [46:0] \$90 ;
+  wire \$88 ;
+  wire \$89 ;
+  wire [8:0] \$9 ;
+  wire \$90 ;
   wire \$91 ;
   wire \$92 ;
   wire \$93 ;
-  wire \$94 ;
-  wire [2:0] \$95 ;
-  wire \$96 ;
-  wire [3:0] \$97 ;
-  wire [3:0] \$98 ;
-  reg [15:0] \$99 ;
+  wire [7:0] \$94 ;
+  wire [14:0] \$95 ;
+  wire [14:0] \$96 ;
+  wire [15:0] \$97 ;
+  wire \$98 ;
+  wire [22:0] \$99 ;
   wire [6:0] \$signal ;
   wire [6:0] \$signal$33 ;
   wire \$signal$39 ;
+  wire \$signal$40 ;
+  reg \$signal$42  = 1'h0;
   reg [15:0] \$signature__addr  = 16'h0000;
   (* init = 16'h0000 *)
   wire [15:0] \$signature__addr$38 ;
-  reg [15:0] \$signature__addr$47  = 16'h0000;
+  reg [15:0] \$signature__addr$49  = 16'h0000;
   (* init = 16'h0000 *)
-  wire [15:0] \$signature__addr$52 ;
-  reg [6:0] \$signature__addr$63  = 7'h00;
-  wire [14:0] \$signature__addr$75 ;
-  wire [14:0] \$signature__addr$86 ;
+  wire [15:0] \$signature__addr$54 ;
+  reg [6:0] \$signature__addr$65  = 7'h00;
+  wire [14:0] \$signature__addr$77 ;
+  wire [14:0] \$signature__addr$88 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$137 ;
-  wire [7:0] \$signature__data$46 ;
-  wire [7:0] \$signature__data$49 ;
-  wire [7:0] \$signature__data$53 ;
-  wire [7:0] \$signature__data$78 ;
-  wire [7:0] \$signature__data$87 ;
+  wire [23:0] \$signature__data$140 ;
+  wire [7:0] \$signature__data$48 ;
+  wire [7:0] \$signature__data$51 ;
+  wire [7:0] \$signature__data$55 ;
+  wire [7:0] \$signature__data$80 ;
+  wire [7:0] \$signature__data$89 ;
   wire \$signature__en ;
-  wire \$signature__en$54 ;
-  wire \$signature__en$80 ;
+  wire \$signature__en$56 ;
+  wire \$signature__en$82 ;
   reg [23:0] acc4 = 24'h000000;
   wire accept;
   (* init = 16'h0000 *)
@@ -304,6 +323,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   wire row_done;
   input rst;
   wire rst;
+  reg seen_zero = 1'h0;
   reg src_frame_end;
   reg src_line_end;
   reg [7:0] src_pixel;
@@ -630,7 +650,7 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      screen0[\$signature__addr$47 ] <= lut_rd__data;
+      screen0[\$signature__addr$49 ] <= lut_rd__data;
   end
   reg [7:0] _1_;
   always @(posedge clk) begin
@@ -643,26 +663,26 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
     for (screen1__i = 0; screen1__i < 33600; screen1__i = screen1__i + 1) screen1[screen1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$54 )
-      screen1[\$signature__addr$47 ] <= lut_rd__data;
+    if (\$signature__en$56 )
+      screen1[\$signature__addr$49 ] <= lut_rd__data;
   end
   reg [7:0] _2_;
   always @(posedge clk) begin
     _2_ <= screen1[\$signature__addr ];
   end
-  assign \$signature__data$46  = _2_;
+  assign \$signature__data$48  = _2_;
   reg [7:0] stack [28223:0];
   integer stack__i;
   initial begin
     for (stack__i = 0; stack__i < 28224; stack__i = stack__i + 1) stack[stack__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$80 )
-      stack[\$41 [14:0]] <= \$42 [7:0];
+    if (\$signature__en$82 )
+      stack[\$47 [14:0]] <= \$48 [7:0];
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
-    _3_ <= stack[\$49 [14:0]];
+    _3_ <= stack[\$55 [14:0]];
   end
   assign rd__data = _3_;
   reg [23:0] vacc [83:0];
@@ -676,325 +696,345 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   reg [23:0] _4_;
   always @(posedge clk) begin
-    _4_ <= vacc[\$signature__addr$63 ];
+    _4_ <= vacc[\$signature__addr$65 ];
   end
-  assign \$signature__data$137  = _4_;
+  assign \$signature__data$140  = _4_;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
-  assign this_push = first ? ctl__push : frame_push;
-  assign this_zero = first ? ctl__zero_prev : frame_zero;
-  assign \$3  = py + 7'h54;
-  assign row_done = \$3  >= 8'hd2;
-  assign \$4  = 8'hd2 - py;
-  assign \$5  = row_done ? \$4  : 9'h054;
-  assign \$6  = py + 7'h54;
-  assign \$7  = \$6  - 8'hd2;
-  assign \$8  = row_done ? \$7  : 10'h000;
-  assign \$9  = y < 8'hd2;
-  assign accept = src_visible & \$9 ;
-  assign \$10  = px + 7'h54;
-  assign col_done = \$10  >= 8'ha0;
-  assign \$11  = 8'ha0 - px;
-  assign \$12  = col_done ? \$11  : 9'h054;
-  assign \$13  = px + 7'h54;
-  assign \$14  = \$13  - 8'ha0;
-  assign \$15  = col_done ? \$14  : 10'h000;
-  assign \$16  = y == 8'hd2;
-  assign \$17  = ! y;
-  assign \$18  = ! x;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = \$16  | \$19 ;
-  assign \$signal$39  = ~ \$20 ;
-  assign \$21  = src_frame_end & \$signal$39 ;
-  assign \$22  = \$21  & frame_push;
-  assign \$23  = ~ \$22 ;
-  assign \$24  = src_frame_end & \$23 ;
-  assign \$25  = y == 8'hd2;
-  assign \$26  = \$25  | ctl__clear;
-  assign \$27  = flushing & \$26 ;
-  assign ends = \$24  | \$27 ;
-  assign \$28  = parity1 ? \$signature__data$46  : \$signature__data ;
-  assign grey = flush1 ? \$28  : lut_rd__data;
-  assign \$29  = ~ flush1;
-  assign \$30  = v1 & \$29 ;
-  assign \$31  = ! parity1;
-  assign \$signature__en  = \$30  & \$31 ;
-  assign \$32  = ~ flush1;
-  assign \$33  = v1 & \$32 ;
-  assign \$signature__en$54  = \$33  & \$34 ;
-  assign \$35  = grey1b > prev1b;
-  assign \$36  = zero1b | \$35 ;
-  assign g = \$36  ? grey1b : prev1b;
-  assign \$37  = x0_2 ? 16'h0000 : hacc;
-  assign \$38  = \$37  + pa2;
-  assign \$39  = acc4 + va4;
-  assign vacc_wr__data = rd4 ? vb4 : \$39 [23:0];
-  assign \$41  = \$40  + idx6;
-  assign \$signature__en$80  = v6 & push6;
-  assign \$43  = ! filled;
-  assign \$44  = 3'h4 - filled;
-  assign \$45  = \$43  ? 4'h3 : \$44 ;
-  assign \$46  = rd__frame < \$45 [1:0];
-  assign logical = \$46  ? \$45 [1:0] : rd__frame;
-  assign \$47  = head + logical;
-  assign \$49  = \$48  + rd__index;
-  assign \$50  = \$signature__addr  + 1'h1;
-  assign \$51  = x == 8'h9f;
-  assign \$52  = y + 1'h1;
-  assign \$53  = py + 7'h54;
-  assign \$54  = \$53  - 8'hd2;
-  assign \$55  = row_base + 7'h54;
-  assign \$56  = py + 7'h54;
-  assign \$57  = x + 1'h1;
-  assign \$58  = px + 7'h54;
-  assign \$59  = \$58  - 8'ha0;
-  assign \$60  = c + 1'h1;
-  assign \$61  = px + 7'h54;
-  assign \$62  = | x;
-  assign \$63  = src_line_end & \$62 ;
-  assign \$64  = x == 8'h9f;
-  assign \$65  = accept & \$64 ;
-  assign \$66  = ~ \$65 ;
-  assign \$67  = \$63  & \$66 ;
-  assign \$68  = src_frame_end & \$signal$39 ;
-  assign \$69  = \$68  & frame_push;
-  assign \$70  = ~ parity;
-  assign \$72  = \$71  | stream__frame_end;
-  assign \$73  = flushing & \$72 ;
-  assign \$74  = ! x;
-  assign \$75  = ! y;
-  assign \$76  = x == 8'h9f;
-  assign \$77  = y == 8'hd1;
-  assign \$78  = \$76  & \$77 ;
-  assign \$79  = parity1 ? \$signature__data  : \$signature__data$46 ;
-  assign \$80  = wxa1b * g;
-  assign \$81  = wxb1b * g;
-  assign \$82  = cd2 ? pb2 : \$38 [15:0];
-  assign \$83  = v2 & cd2;
-  assign \$84  = wya3 * h3;
-  assign \$85  = wyb3 * h3;
-  assign \$86  = top3 ? 24'h000000 : \$signature__data$137 ;
-  assign \$87  = vacc_wr__en & rd4;
-  assign \$88  = \$39 [23:0] + 15'h41a0;
-  assign \$89  = base4 + vacc_wr__addr;
-  assign \$90  = num5 * 23'h7cd49b;
-  assign \$91  = accept & first;
-  assign \$92  = \$91  & ctl__push;
-  assign \$93  = v6 & push6;
-  assign \$94  = \$93  & last6;
-  assign \$95  = head + 1'h1;
-  assign \$96  = filled == 3'h4;
-  assign \$97  = filled + 1'h1;
-  assign \$98  = \$96  ? 4'h4 : \$97 ;
+  assign \$3  = ~ flushing;
+  assign \$4  = first & \$3 ;
+  assign this_push = \$4  ? ctl__push : frame_push;
+  assign \$5  = ~ flushing;
+  assign \$6  = first & \$5 ;
+  assign this_zero = \$6  ? ctl__zero_prev : frame_zero;
+  assign \$7  = py + 7'h54;
+  assign row_done = \$7  >= 8'hd2;
+  assign \$8  = 8'hd2 - py;
+  assign \$9  = row_done ? \$8  : 9'h054;
+  assign \$10  = py + 7'h54;
+  assign \$11  = \$10  - 8'hd2;
+  assign \$12  = row_done ? \$11  : 10'h000;
+  assign \$13  = y < 8'hd2;
+  assign accept = src_visible & \$13 ;
+  assign \$14  = px + 7'h54;
+  assign col_done = \$14  >= 8'ha0;
+  assign \$15  = 8'ha0 - px;
+  assign \$16  = col_done ? \$15  : 9'h054;
+  assign \$17  = px + 7'h54;
+  assign \$18  = \$17  - 8'ha0;
+  assign \$19  = col_done ? \$18  : 10'h000;
+  assign \$20  = ! y;
+  assign \$21  = ! x;
+  assign \$signal$39  = \$20  & \$21 ;
+  assign \$22  = y == 8'hd2;
+  assign \$23  = \$22  | \$signal$39 ;
+  assign \$signal$40  = ~ \$23 ;
+  assign \$24  = \$signal$40  & frame_push;
+  assign \$25  = \$signal$42  | ctl__push;
+  assign \$26  = \$signal$39  & \$25 ;
+  assign \$27  = \$24  | \$26 ;
+  assign \$28  = src_frame_end & \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = src_frame_end & \$29 ;
+  assign \$31  = y == 8'hd2;
+  assign \$32  = \$31  | ctl__clear;
+  assign \$33  = flushing & \$32 ;
+  assign ends = \$30  | \$33 ;
+  assign \$34  = parity1 ? \$signature__data$48  : \$signature__data ;
+  assign grey = flush1 ? \$34  : lut_rd__data;
+  assign \$35  = ~ flush1;
+  assign \$36  = v1 & \$35 ;
+  assign \$37  = ! parity1;
+  assign \$signature__en  = \$36  & \$37 ;
+  assign \$38  = ~ flush1;
+  assign \$39  = v1 & \$38 ;
+  assign \$signature__en$56  = \$39  & \$40 ;
+  assign \$41  = grey1b > prev1b;
+  assign \$42  = zero1b | \$41 ;
+  assign g = \$42  ? grey1b : prev1b;
+  assign \$43  = x0_2 ? 16'h0000 : hacc;
+  assign \$44  = \$43  + pa2;
+  assign \$45  = acc4 + va4;
+  assign vacc_wr__data = rd4 ? vb4 : \$45 [23:0];
+  assign \$47  = \$46  + idx6;
+  assign \$signature__en$82  = v6 & push6;
+  assign \$49  = ! filled;
+  assign \$50  = 3'h4 - filled;
+  assign \$51  = \$49  ? 4'h3 : \$50 ;
+  assign \$52  = rd__frame < \$51 [1:0];
+  assign logical = \$52  ? \$51 [1:0] : rd__frame;
+  assign \$53  = head + logical;
+  assign \$55  = \$54  + rd__index;
+  assign \$56  = \$signature__addr  + 1'h1;
+  assign \$57  = ~ flushing;
+  assign \$58  = first & \$57 ;
+  assign \$59  = x == 8'h9f;
+  assign \$60  = y + 1'h1;
+  assign \$61  = py + 7'h54;
+  assign \$62  = \$61  - 8'hd2;
+  assign \$63  = row_base + 7'h54;
+  assign \$64  = py + 7'h54;
+  assign \$65  = x + 1'h1;
+  assign \$66  = px + 7'h54;
+  assign \$67  = \$66  - 8'ha0;
+  assign \$68  = c + 1'h1;
+  assign \$69  = px + 7'h54;
+  assign \$70  = | x;
+  assign \$71  = src_line_end & \$70 ;
+  assign \$72  = x == 8'h9f;
+  assign \$73  = accept & \$72 ;
+  assign \$74  = ~ \$73 ;
+  assign \$75  = \$71  & \$74 ;
+  assign \$76  = \$signal$42  | ctl__push;
+  assign \$77  = seen_zero | ctl__zero_prev;
+  assign \$78  = \$signal$40  & frame_push;
+  assign \$79  = \$signal$42  | ctl__push;
+  assign \$80  = \$signal$39  & \$79 ;
+  assign \$81  = \$78  | \$80 ;
+  assign \$82  = src_frame_end & \$81 ;
+  assign \$83  = \$signal$42  | ctl__push;
+  assign \$84  = seen_zero | ctl__zero_prev;
+  assign \$85  = ~ parity;
+  assign \$87  = \$86  | stream__frame_end;
+  assign \$88  = flushing & \$87 ;
+  assign \$89  = ! x;
+  assign \$90  = ! y;
+  assign \$91  = x == 8'h9f;
+  assign \$92  = y == 8'hd1;
+  assign \$93  = \$91  & \$92 ;
+  assign \$94  = parity1 ? \$signature__data  : \$signature__data$48 ;
+  assign \$95  = wxa1b * g;
+  assign \$96  = wxb1b * g;
+  assign \$97  = cd2 ? pb2 : \$44 [15:0];
+  assign \$98  = v2 & cd2;
+  assign \$99  = wya3 * h3;
+  assign \$100  = wyb3 * h3;
+  assign \$101  = top3 ? 24'h000000 : \$signature__data$140 ;
+  assign \$102  = vacc_wr__en & rd4;
+  assign \$103  = \$45 [23:0] + 15'h41a0;
+  assign \$104  = base4 + vacc_wr__addr;
+  assign \$105  = num5 * 23'h7cd49b;
+  assign \$106  = accept & first;
+  assign \$107  = \$106  & this_push;
+  assign \$108  = v6 & push6;
+  assign \$109  = \$108  & last6;
+  assign \$110  = head + 1'h1;
+  assign \$111  = filled == 3'h4;
+  assign \$112  = filled + 1'h1;
+  assign \$113  = \$111  ? 4'h4 : \$112 ;
   always @(posedge clk)
-    \$signature__addr  <= \$99 ;
+    \$signature__addr  <= \$114 ;
   always @(posedge clk)
-    frame_push <= \$100 ;
+    frame_push <= \$115 ;
   always @(posedge clk)
-    frame_zero <= \$101 ;
+    frame_zero <= \$116 ;
   always @(posedge clk)
-    x <= \$102 ;
+    x <= \$117 ;
   always @(posedge clk)
-    px <= \$103 ;
+    px <= \$118 ;
   always @(posedge clk)
-    c <= \$104 ;
+    c <= \$119 ;
   always @(posedge clk)
-    y <= \$105 ;
+    y <= \$120 ;
   always @(posedge clk)
-    py <= \$106 ;
+    py <= \$121 ;
   always @(posedge clk)
-    row_base <= \$107 ;
+    row_base <= \$122 ;
   always @(posedge clk)
-    sync_error <= \$108 ;
+    sync_error <= \$123 ;
   always @(posedge clk)
-    flushing <= \$109 ;
+    \$signal$42  <= \$124 ;
   always @(posedge clk)
-    parity <= \$110 ;
+    seen_zero <= \$125 ;
   always @(posedge clk)
-    v1 <= \$111 ;
+    flushing <= \$126 ;
   always @(posedge clk)
-    x0_1 <= \$112 ;
+    parity <= \$127 ;
   always @(posedge clk)
-    cd1 <= \$113 ;
+    v1 <= \$128 ;
   always @(posedge clk)
-    wxa1 <= \$114 ;
+    x0_1 <= \$129 ;
   always @(posedge clk)
-    wxb1 <= \$115 ;
+    cd1 <= \$130 ;
   always @(posedge clk)
-    c1 <= \$116 ;
+    wxa1 <= \$131 ;
   always @(posedge clk)
-    rd1 <= \$117 ;
+    wxb1 <= \$132 ;
   always @(posedge clk)
-    wya1 <= \$118 ;
+    c1 <= \$133 ;
   always @(posedge clk)
-    wyb1 <= \$119 ;
+    rd1 <= \$134 ;
   always @(posedge clk)
-    top1 <= \$120 ;
+    wya1 <= \$135 ;
   always @(posedge clk)
-    base1 <= \$121 ;
+    wyb1 <= \$136 ;
   always @(posedge clk)
-    last1 <= \$122 ;
+    top1 <= \$137 ;
   always @(posedge clk)
-    push1 <= \$123 ;
+    base1 <= \$138 ;
   always @(posedge clk)
-    \$signature__addr$47  <= \$124 ;
+    last1 <= \$139 ;
   always @(posedge clk)
-    zero1 <= \$125 ;
+    push1 <= \$140 ;
   always @(posedge clk)
-    parity1 <= \$126 ;
+    \$signature__addr$49  <= \$141 ;
   always @(posedge clk)
-    flush1 <= \$127 ;
+    zero1 <= \$142 ;
   always @(posedge clk)
-    grey1b <= \$128 ;
+    parity1 <= \$143 ;
   always @(posedge clk)
-    prev1b <= \$129 ;
+    flush1 <= \$144 ;
   always @(posedge clk)
-    zero1b <= \$130 ;
+    grey1b <= \$145 ;
   always @(posedge clk)
-    v1b <= \$131 ;
+    prev1b <= \$146 ;
   always @(posedge clk)
-    x0_1b <= \$132 ;
+    zero1b <= \$147 ;
   always @(posedge clk)
-    cd1b <= \$133 ;
+    v1b <= \$148 ;
   always @(posedge clk)
-    c1b <= \$134 ;
+    x0_1b <= \$149 ;
   always @(posedge clk)
-    wxa1b <= \$135 ;
+    cd1b <= \$150 ;
   always @(posedge clk)
-    wxb1b <= \$136 ;
+    c1b <= \$151 ;
   always @(posedge clk)
-    rd1b <= \$137 ;
+    wxa1b <= \$152 ;
   always @(posedge clk)
-    wya1b <= \$138 ;
+    wxb1b <= \$153 ;
   always @(posedge clk)
-    wyb1b <= \$139 ;
+    rd1b <= \$154 ;
   always @(posedge clk)
-    top1b <= \$140 ;
+    wya1b <= \$155 ;
   always @(posedge clk)
-    base1b <= \$141 ;
+    wyb1b <= \$156 ;
   always @(posedge clk)
-    last1b <= \$142 ;
+    top1b <= \$157 ;
   always @(posedge clk)
-    push1b <= \$143 ;
+    base1b <= \$158 ;
   always @(posedge clk)
-    pa2 <= \$144 ;
+    last1b <= \$159 ;
   always @(posedge clk)
-    pb2 <= \$145 ;
+    push1b <= \$160 ;
   always @(posedge clk)
-    v2 <= \$146 ;
+    pa2 <= \$161 ;
   always @(posedge clk)
-    x0_2 <= \$147 ;
+    pb2 <= \$162 ;
   always @(posedge clk)
-    cd2 <= \$148 ;
+    v2 <= \$163 ;
   always @(posedge clk)
-    \$signature__addr$63  <= \$149 ;
+    x0_2 <= \$164 ;
   always @(posedge clk)
-    rd2 <= \$150 ;
+    cd2 <= \$165 ;
   always @(posedge clk)
-    wya2 <= \$151 ;
+    \$signature__addr$65  <= \$166 ;
   always @(posedge clk)
-    wyb2 <= \$152 ;
+    rd2 <= \$167 ;
   always @(posedge clk)
-    top2 <= \$153 ;
+    wya2 <= \$168 ;
   always @(posedge clk)
-    base2 <= \$154 ;
+    wyb2 <= \$169 ;
   always @(posedge clk)
-    last2 <= \$155 ;
+    top2 <= \$170 ;
   always @(posedge clk)
-    push2 <= \$156 ;
+    base2 <= \$171 ;
   always @(posedge clk)
-    hacc <= \$157 ;
+    last2 <= \$172 ;
   always @(posedge clk)
-    v3 <= \$158 ;
+    push2 <= \$173 ;
   always @(posedge clk)
-    h3 <= \$159 ;
+    hacc <= \$174 ;
   always @(posedge clk)
-    c3 <= \$160 ;
+    v3 <= \$175 ;
   always @(posedge clk)
-    rd3 <= \$161 ;
+    h3 <= \$176 ;
   always @(posedge clk)
-    wya3 <= \$162 ;
+    c3 <= \$177 ;
   always @(posedge clk)
-    wyb3 <= \$163 ;
+    rd3 <= \$178 ;
   always @(posedge clk)
-    top3 <= \$164 ;
+    wya3 <= \$179 ;
   always @(posedge clk)
-    base3 <= \$165 ;
+    wyb3 <= \$180 ;
   always @(posedge clk)
-    last3 <= \$166 ;
+    top3 <= \$181 ;
   always @(posedge clk)
-    push3 <= \$167 ;
+    base3 <= \$182 ;
   always @(posedge clk)
-    va4 <= \$168 ;
+    last3 <= \$183 ;
   always @(posedge clk)
-    vb4 <= \$169 ;
+    push3 <= \$184 ;
   always @(posedge clk)
-    acc4 <= \$170 ;
+    va4 <= \$185 ;
   always @(posedge clk)
-    vacc_wr__en <= \$171 ;
+    vb4 <= \$186 ;
   always @(posedge clk)
-    vacc_wr__addr <= \$172 ;
+    acc4 <= \$187 ;
   always @(posedge clk)
-    rd4 <= \$173 ;
+    vacc_wr__en <= \$188 ;
   always @(posedge clk)
-    base4 <= \$174 ;
+    vacc_wr__addr <= \$189 ;
   always @(posedge clk)
-    last4 <= \$175 ;
+    rd4 <= \$190 ;
   always @(posedge clk)
-    push4 <= \$176 ;
+    base4 <= \$191 ;
   always @(posedge clk)
-    v5 <= \$177 ;
+    last4 <= \$192 ;
   always @(posedge clk)
-    num5 <= \$178 ;
+    push4 <= \$193 ;
   always @(posedge clk)
-    idx5 <= \$179 ;
+    v5 <= \$194 ;
   always @(posedge clk)
-    last5 <= \$180 ;
+    num5 <= \$195 ;
   always @(posedge clk)
-    push5 <= \$181 ;
+    idx5 <= \$196 ;
   always @(posedge clk)
-    prod6 <= \$182 ;
+    last5 <= \$197 ;
   always @(posedge clk)
-    v6 <= \$183 ;
+    push5 <= \$198 ;
   always @(posedge clk)
-    idx6 <= \$184 ;
+    prod6 <= \$199 ;
   always @(posedge clk)
-    last6 <= \$185 ;
+    v6 <= \$200 ;
   always @(posedge clk)
-    push6 <= \$186 ;
+    idx6 <= \$201 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$187 ;
+    last6 <= \$202 ;
   always @(posedge clk)
-    head <= \$188 ;
+    push6 <= \$203 ;
   always @(posedge clk)
-    filled <= \$189 ;
+    ctl__obs_valid <= \$204 ;
+  always @(posedge clk)
+    head <= \$205 ;
+  always @(posedge clk)
+    filled <= \$206 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$40  = 15'h0000;
+          \$46  = 15'h0000;
       2'h1:
-          \$40  = 15'h1b90;
+          \$46  = 15'h1b90;
       2'h2:
-          \$40  = 15'h3720;
+          \$46  = 15'h3720;
       2'h3:
-          \$40  = 15'h52b0;
+          \$46  = 15'h52b0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$47 [1:0])
+    casez (\$53 [1:0])
       2'h0:
-          \$48  = 15'h0000;
+          \$54  = 15'h0000;
       2'h1:
-          \$48  = 15'h1b90;
+          \$54  = 15'h1b90;
       2'h2:
-          \$48  = 15'h3720;
+          \$54  = 15'h3720;
       2'h3:
-          \$48  = 15'h52b0;
+          \$54  = 15'h52b0;
     endcase
   end
   always @* begin
@@ -1035,792 +1075,822 @@ module preprocessor_cc1(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$99  = \$signature__addr ;
+    \$114  = \$signature__addr ;
     if (accept) begin
-      \$99  = \$50 [15:0];
+      \$114  = \$56 [15:0];
     end
     if (ends) begin
-      \$99  = 16'h0000;
+      \$114  = 16'h0000;
     end
     if (rst) begin
-      \$99  = 16'h0000;
+      \$114  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$100  = frame_push;
+    \$115  = frame_push;
     if (accept) begin
-      if (first) begin
-        \$100  = ctl__push;
+      if (\$58 ) begin
+        \$115  = ctl__push;
+      end
+    end
+    if (src_frame_end) begin
+      if (\$signal$39 ) begin
+        \$115  = \$83 ;
       end
     end
     if (rst) begin
-      \$100  = 1'h0;
+      \$115  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$101  = frame_zero;
+    \$116  = frame_zero;
     if (accept) begin
-      if (first) begin
-        \$101  = ctl__zero_prev;
+      if (\$58 ) begin
+        \$116  = ctl__zero_prev;
+      end
+    end
+    if (src_frame_end) begin
+      if (\$signal$39 ) begin
+        \$116  = \$84 ;
       end
     end
     if (rst) begin
-      \$101  = 1'h0;
+      \$116  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$102  = x;
+    \$117  = x;
     if (accept) begin
       (* full_case = 32'd1 *)
-      if (\$51 ) begin
-        \$102  = 8'h00;
+      if (\$59 ) begin
+        \$117  = 8'h00;
       end else begin
-        \$102  = \$57 [7:0];
+        \$117  = \$65 [7:0];
       end
     end
     if (ends) begin
-      \$102  = 8'h00;
+      \$117  = 8'h00;
     end
     if (rst) begin
-      \$102  = 8'h00;
+      \$117  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$103  = px;
+    \$118  = px;
     if (accept) begin
       (* full_case = 32'd1 *)
-      if (\$51 ) begin
-        \$103  = 8'h00;
+      if (\$59 ) begin
+        \$118  = 8'h00;
       end else begin
         (* full_case = 32'd1 *)
         if (col_done) begin
-          \$103  = \$59 [7:0];
+          \$118  = \$67 [7:0];
         end else begin
-          \$103  = \$61 [7:0];
+          \$118  = \$69 [7:0];
         end
       end
     end
     if (ends) begin
-      \$103  = 8'h00;
+      \$118  = 8'h00;
     end
     if (rst) begin
-      \$103  = 8'h00;
+      \$118  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$104  = c;
+    \$119  = c;
     if (accept) begin
       (* full_case = 32'd1 *)
-      if (\$51 ) begin
-        \$104  = 7'h00;
+      if (\$59 ) begin
+        \$119  = 7'h00;
       end else begin
         if (col_done) begin
-          \$104  = \$60 [6:0];
+          \$119  = \$68 [6:0];
         end
       end
     end
     if (ends) begin
-      \$104  = 7'h00;
+      \$119  = 7'h00;
     end
-    if (rst) begin
-      \$104  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$105  = y;
-    if (accept) begin
-      if (\$51 ) begin
-        \$105  = \$52 [7:0];
-      end
-    end
-    if (ends) begin
-      \$105  = 8'h00;
-    end
-    if (rst) begin
-      \$105  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$106  = py;
-    if (accept) begin
-      if (\$51 ) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$106  = \$54 [7:0];
-        end else begin
-          \$106  = \$56 [7:0];
-        end
-      end
-    end
-    if (ends) begin
-      \$106  = 8'h00;
-    end
-    if (rst) begin
-      \$106  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$107  = row_base;
-    if (accept) begin
-      if (\$51 ) begin
-        if (row_done) begin
-          \$107  = \$55 [12:0];
-        end
-      end
-    end
-    if (ends) begin
-      \$107  = 13'h0000;
-    end
-    if (rst) begin
-      \$107  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$108  = sync_error;
-    if (\$67 ) begin
-      \$108  = 1'h1;
-    end
-    if (\$73 ) begin
-      \$108  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$108  = 1'h0;
-    end
-    if (rst) begin
-      \$108  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$109  = flushing;
-    if (\$69 ) begin
-      \$109  = 1'h1;
-    end
-    if (ends) begin
-      \$109  = 1'h0;
-    end
-    if (rst) begin
-      \$109  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$110  = parity;
-    if (ends) begin
-      \$110  = \$70 ;
-    end
-    if (rst) begin
-      \$110  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$111  = accept;
-    if (rst) begin
-      \$111  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$112  = \$74 ;
-    if (rst) begin
-      \$112  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$113  = col_done;
-    if (rst) begin
-      \$113  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$114  = \$12 [6:0];
-    if (rst) begin
-      \$114  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$115  = \$15 [6:0];
-    if (rst) begin
-      \$115  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$116  = c;
-    if (rst) begin
-      \$116  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$117  = row_done;
-    if (rst) begin
-      \$117  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$118  = \$5 [6:0];
-    if (rst) begin
-      \$118  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$119  = \$8 [6:0];
     if (rst) begin
       \$119  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$120  = \$75 ;
+    \$120  = y;
+    if (accept) begin
+      if (\$59 ) begin
+        \$120  = \$60 [7:0];
+      end
+    end
+    if (ends) begin
+      \$120  = 8'h00;
+    end
     if (rst) begin
-      \$120  = 1'h0;
+      \$120  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$121  = row_base;
+    \$121  = py;
+    if (accept) begin
+      if (\$59 ) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$121  = \$62 [7:0];
+        end else begin
+          \$121  = \$64 [7:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$121  = 8'h00;
+    end
     if (rst) begin
-      \$121  = 13'h0000;
+      \$121  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$122  = \$78 ;
+    \$122  = row_base;
+    if (accept) begin
+      if (\$59 ) begin
+        if (row_done) begin
+          \$122  = \$63 [12:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$122  = 13'h0000;
+    end
     if (rst) begin
-      \$122  = 1'h0;
+      \$122  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$123  = this_push;
+    \$123  = sync_error;
+    if (\$75 ) begin
+      \$123  = 1'h1;
+    end
+    if (\$88 ) begin
+      \$123  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$123  = 1'h0;
+    end
     if (rst) begin
       \$123  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$124  = \$signature__addr ;
+    \$124  = \$76 ;
+    if (src_frame_end) begin
+      \$124  = 1'h0;
+    end
     if (rst) begin
-      \$124  = 16'h0000;
+      \$124  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$125  = this_zero;
+    \$125  = \$77 ;
+    if (src_frame_end) begin
+      \$125  = 1'h0;
+    end
     if (rst) begin
       \$125  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$126  = parity;
+    \$126  = flushing;
+    if (\$82 ) begin
+      \$126  = 1'h1;
+    end
+    if (ends) begin
+      \$126  = 1'h0;
+    end
     if (rst) begin
       \$126  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$127  = flushing;
+    \$127  = parity;
+    if (ends) begin
+      \$127  = \$85 ;
+    end
     if (rst) begin
       \$127  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$128  = grey;
+    \$128  = accept;
     if (rst) begin
-      \$128  = 8'h00;
+      \$128  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$129  = \$79 ;
+    \$129  = \$89 ;
     if (rst) begin
-      \$129  = 8'h00;
+      \$129  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$130  = zero1;
+    \$130  = col_done;
     if (rst) begin
       \$130  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$131  = v1;
+    \$131  = \$16 [6:0];
     if (rst) begin
-      \$131  = 1'h0;
+      \$131  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$132  = x0_1;
+    \$132  = \$19 [6:0];
     if (rst) begin
-      \$132  = 1'h0;
+      \$132  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$133  = cd1;
+    \$133  = c;
     if (rst) begin
-      \$133  = 1'h0;
+      \$133  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$134  = c1;
+    \$134  = row_done;
     if (rst) begin
-      \$134  = 7'h00;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$135  = wxa1;
+    \$135  = \$9 [6:0];
     if (rst) begin
       \$135  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$136  = wxb1;
+    \$136  = \$12 [6:0];
     if (rst) begin
       \$136  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$137  = rd1;
+    \$137  = \$90 ;
     if (rst) begin
       \$137  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$138  = wya1;
+    \$138  = row_base;
     if (rst) begin
-      \$138  = 7'h00;
+      \$138  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$139  = wyb1;
+    \$139  = \$93 ;
     if (rst) begin
-      \$139  = 7'h00;
+      \$139  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$140  = top1;
+    \$140  = this_push;
     if (rst) begin
       \$140  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$141  = base1;
+    \$141  = \$signature__addr ;
     if (rst) begin
-      \$141  = 13'h0000;
+      \$141  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$142  = last1;
+    \$142  = this_zero;
     if (rst) begin
       \$142  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$143  = push1;
+    \$143  = parity;
     if (rst) begin
       \$143  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$144  = { 1'h0, \$80  };
+    \$144  = flushing;
     if (rst) begin
-      \$144  = 16'h0000;
+      \$144  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$145  = { 1'h0, \$81  };
+    \$145  = grey;
     if (rst) begin
-      \$145  = 16'h0000;
+      \$145  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$146  = v1b;
+    \$146  = \$94 ;
     if (rst) begin
-      \$146  = 1'h0;
+      \$146  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$147  = x0_1b;
+    \$147  = zero1;
     if (rst) begin
       \$147  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$148  = cd1b;
+    \$148  = v1;
     if (rst) begin
       \$148  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$149  = c1b;
+    \$149  = x0_1;
     if (rst) begin
-      \$149  = 7'h00;
+      \$149  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$150  = rd1b;
+    \$150  = cd1;
     if (rst) begin
       \$150  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$151  = wya1b;
+    \$151  = c1;
     if (rst) begin
       \$151  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$152  = wyb1b;
+    \$152  = wxa1;
     if (rst) begin
       \$152  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$153  = top1b;
+    \$153  = wxb1;
     if (rst) begin
-      \$153  = 1'h0;
+      \$153  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$154  = base1b;
+    \$154  = rd1;
     if (rst) begin
-      \$154  = 13'h0000;
+      \$154  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$155  = last1b;
+    \$155  = wya1;
     if (rst) begin
-      \$155  = 1'h0;
+      \$155  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$156  = push1b;
+    \$156  = wyb1;
     if (rst) begin
-      \$156  = 1'h0;
+      \$156  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$157  = hacc;
-    if (v2) begin
-      \$157  = \$82 ;
-    end
+    \$157  = top1;
     if (rst) begin
-      \$157  = 16'h0000;
+      \$157  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$158  = \$83 ;
+    \$158  = base1;
     if (rst) begin
-      \$158  = 1'h0;
+      \$158  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$159  = \$38 [15:0];
+    \$159  = last1;
     if (rst) begin
-      \$159  = 16'h0000;
+      \$159  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$160  = \$signature__addr$63 ;
+    \$160  = push1;
     if (rst) begin
-      \$160  = 7'h00;
+      \$160  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$161  = rd2;
+    \$161  = { 1'h0, \$95  };
     if (rst) begin
-      \$161  = 1'h0;
+      \$161  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$162  = wya2;
+    \$162  = { 1'h0, \$96  };
     if (rst) begin
-      \$162  = 7'h00;
+      \$162  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$163  = wyb2;
+    \$163  = v1b;
     if (rst) begin
-      \$163  = 7'h00;
+      \$163  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$164  = top2;
+    \$164  = x0_1b;
     if (rst) begin
       \$164  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$165  = base2;
+    \$165  = cd1b;
     if (rst) begin
-      \$165  = 13'h0000;
+      \$165  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$166  = last2;
+    \$166  = c1b;
     if (rst) begin
-      \$166  = 1'h0;
+      \$166  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$167  = push2;
+    \$167  = rd1b;
     if (rst) begin
       \$167  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$168  = { 1'h0, \$84  };
+    \$168  = wya1b;
     if (rst) begin
-      \$168  = 24'h000000;
+      \$168  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$169  = { 1'h0, \$85  };
+    \$169  = wyb1b;
     if (rst) begin
-      \$169  = 24'h000000;
+      \$169  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$170  = \$86 ;
+    \$170  = top1b;
     if (rst) begin
-      \$170  = 24'h000000;
+      \$170  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$171  = v3;
+    \$171  = base1b;
     if (rst) begin
-      \$171  = 1'h0;
+      \$171  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$172  = c3;
+    \$172  = last1b;
     if (rst) begin
-      \$172  = 7'h00;
+      \$172  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$173  = rd3;
+    \$173  = push1b;
     if (rst) begin
       \$173  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$174  = base3;
+    \$174  = hacc;
+    if (v2) begin
+      \$174  = \$97 ;
+    end
     if (rst) begin
-      \$174  = 13'h0000;
+      \$174  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$175  = last3;
+    \$175  = \$98 ;
     if (rst) begin
       \$175  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$176  = push3;
+    \$176  = \$44 [15:0];
     if (rst) begin
-      \$176  = 1'h0;
+      \$176  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$177  = \$87 ;
+    \$177  = \$signature__addr$65 ;
     if (rst) begin
-      \$177  = 1'h0;
+      \$177  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$178  = \$88 [23:0];
+    \$178  = rd2;
     if (rst) begin
-      \$178  = 24'h000000;
+      \$178  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$179  = \$89 [12:0];
+    \$179  = wya2;
     if (rst) begin
-      \$179  = 13'h0000;
+      \$179  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$180  = last4;
+    \$180  = wyb2;
     if (rst) begin
-      \$180  = 1'h0;
+      \$180  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$181  = push4;
+    \$181  = top2;
     if (rst) begin
       \$181  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$182  = \$90 ;
+    \$182  = base2;
     if (rst) begin
-      \$182  = 47'h000000000000;
+      \$182  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$183  = v5;
+    \$183  = last2;
     if (rst) begin
       \$183  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$184  = idx5;
+    \$184  = push2;
     if (rst) begin
-      \$184  = 13'h0000;
+      \$184  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$185  = last5;
+    \$185  = { 1'h0, \$99  };
     if (rst) begin
-      \$185  = 1'h0;
+      \$185  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$186  = push5;
+    \$186  = { 1'h0, \$100  };
     if (rst) begin
-      \$186  = 1'h0;
+      \$186  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$187  = ctl__obs_valid;
-    if (\$92 ) begin
-      \$187  = 1'h0;
+    \$187  = \$101 ;
+    if (rst) begin
+      \$187  = 24'h000000;
     end
-    if (\$94 ) begin
-      \$187  = 1'h1;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$188  = v3;
+    if (rst) begin
+      \$188  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$189  = c3;
+    if (rst) begin
+      \$189  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$190  = rd3;
+    if (rst) begin
+      \$190  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$191  = base3;
+    if (rst) begin
+      \$191  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$192  = last3;
+    if (rst) begin
+      \$192  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$193  = push3;
+    if (rst) begin
+      \$193  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$194  = \$102 ;
+    if (rst) begin
+      \$194  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$195  = \$103 [23:0];
+    if (rst) begin
+      \$195  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$196  = \$104 [12:0];
+    if (rst) begin
+      \$196  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$197  = last4;
+    if (rst) begin
+      \$197  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$198  = push4;
+    if (rst) begin
+      \$198  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$199  = \$105 ;
+    if (rst) begin
+      \$199  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$200  = v5;
+    if (rst) begin
+      \$200  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$201  = idx5;
+    if (rst) begin
+      \$201  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$202  = last5;
+    if (rst) begin
+      \$202  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$203  = push5;
+    if (rst) begin
+      \$203  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$204  = ctl__obs_valid;
+    if (\$107 ) begin
+      \$204  = 1'h0;
+    end
+    if (\$109 ) begin
+      \$204  = 1'h1;
     end
     if (ctl__clear) begin
-      \$187  = 1'h0;
+      \$204  = 1'h0;
     end
     if (rst) begin
-      \$187  = 1'h0;
+      \$204  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$188  = head;
-    if (\$94 ) begin
-      \$188  = \$95 [1:0];
+    \$205  = head;
+    if (\$109 ) begin
+      \$205  = \$110 [1:0];
     end
     if (ctl__clear) begin
-      \$188  = 2'h0;
+      \$205  = 2'h0;
     end
     if (rst) begin
-      \$188  = 2'h0;
+      \$205  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$189  = filled;
-    if (\$94 ) begin
-      \$189  = \$98 [2:0];
+    \$206  = filled;
+    if (\$109 ) begin
+      \$206  = \$113 [2:0];
     end
     if (ctl__clear) begin
-      \$189  = 3'h0;
+      \$206  = 3'h0;
     end
     if (rst) begin
-      \$189  = 3'h0;
+      \$206  = 3'h0;
     end
   end
-  assign \$signal  = \$5 [6:0];
-  assign wyb = \$8 [6:0];
-  assign \$signal$33  = \$12 [6:0];
-  assign wxb = \$15 [6:0];
+  assign \$signal  = \$9 [6:0];
+  assign wyb = \$12 [6:0];
+  assign \$signal$33  = \$16 [6:0];
+  assign wxb = \$19 [6:0];
   assign lut_rd__addr = src_pixel;
   assign addr = \$signature__addr ;
   assign \$signature__addr$38  = \$signature__addr ;
-  assign addr1 = \$signature__addr$47 ;
-  assign \$signature__data$49  = lut_rd__data;
-  assign \$signature__addr$52  = \$signature__addr$47 ;
-  assign \$signature__data$53  = lut_rd__data;
-  assign hsum = \$38 [15:0];
-  assign c2 = \$signature__addr$63 ;
-  assign tot = \$39 [23:0];
+  assign addr1 = \$signature__addr$49 ;
+  assign \$signature__data$51  = lut_rd__data;
+  assign \$signature__addr$54  = \$signature__addr$49 ;
+  assign \$signature__data$55  = lut_rd__data;
+  assign hsum = \$44 [15:0];
+  assign c2 = \$signature__addr$65 ;
+  assign tot = \$45 [23:0];
   assign c4 = vacc_wr__addr;
   assign v4 = vacc_wr__en;
-  assign \$signature__addr$75  = \$41 [14:0];
-  assign \$signature__data$78  = \$42 [7:0];
-  assign oldest = \$45 [1:0];
-  assign \$signature__addr$86  = \$49 [14:0];
-  assign \$signature__data$87  = rd__data;
-  assign \$34  = parity1;
-  assign \$42  = { 38'h0000000000, prod6[46:38] };
-  assign \$71  = stream__visible;
+  assign \$signature__addr$77  = \$47 [14:0];
+  assign \$signature__data$80  = \$48 [7:0];
+  assign oldest = \$51 [1:0];
+  assign \$signature__addr$88  = \$55 [14:0];
+  assign \$signature__data$89  = rd__data;
+  assign \$40  = parity1;
+  assign \$48  = { 38'h0000000000, prod6[46:38] };
+  assign \$86  = stream__visible;
 endmodule

@@ -3,9 +3,9 @@
 module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ctl__push, ctl__zero_prev, ctl__clear, rd__frame, rd__index, clk, rst, ctl__obs_valid, sync_error, rd__data, stream__pixel);
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
-  wire \$10 ;
+  wire [8:0] \$10 ;
   wire \$100 ;
-  wire \$101 ;
+  wire [14:0] \$101 ;
   wire \$102 ;
   wire \$103 ;
   wire \$104 ;
@@ -14,18 +14,18 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$107 ;
   wire \$108 ;
   wire \$109 ;
-  wire [8:0] \$11 ;
-  wire [7:0] \$110 ;
-  wire [7:0] \$111 ;
-  wire [7:0] \$112 ;
-  wire [7:0] \$113 ;
-  wire [7:0] \$114 ;
-  wire [7:0] \$115 ;
+  wire [9:0] \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
   wire [7:0] \$116 ;
   wire [7:0] \$117 ;
   wire [7:0] \$118 ;
   wire [7:0] \$119 ;
-  wire \$12 ;
+  wire [9:0] \$12 ;
   wire [7:0] \$120 ;
   wire [7:0] \$121 ;
   wire [7:0] \$122 ;
@@ -34,242 +34,242 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire [7:0] \$125 ;
   wire [7:0] \$126 ;
   wire [7:0] \$127 ;
-  wire [14:0] \$128 ;
-  wire \$129 ;
-  wire [1:0] \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire [14:0] \$133 ;
-  wire \$134 ;
+  wire [7:0] \$128 ;
+  wire [7:0] \$129 ;
+  wire [8:0] \$13 ;
+  wire [7:0] \$130 ;
+  wire [7:0] \$131 ;
+  wire [7:0] \$132 ;
+  wire [7:0] \$133 ;
+  wire [14:0] \$134 ;
   wire \$135 ;
   wire \$136 ;
   wire \$137 ;
-  wire [14:0] \$138 ;
-  wire \$139 ;
-  wire [2:0] \$14 ;
+  wire \$138 ;
+  wire [14:0] \$139 ;
+  wire \$14 ;
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire [14:0] \$143 ;
-  wire \$144 ;
+  wire \$143 ;
+  wire [14:0] \$144 ;
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  wire [14:0] \$148 ;
-  wire \$149 ;
-  wire \$15 ;
+  wire \$148 ;
+  wire [14:0] \$149 ;
+  wire [8:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
-  wire [14:0] \$153 ;
-  wire \$154 ;
+  wire \$153 ;
+  wire [14:0] \$154 ;
   wire \$155 ;
   wire \$156 ;
   wire \$157 ;
-  wire [14:0] \$158 ;
-  wire \$159 ;
+  wire \$158 ;
+  wire [14:0] \$159 ;
   wire \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
-  wire [14:0] \$163 ;
-  wire \$164 ;
+  wire \$163 ;
+  wire [14:0] \$164 ;
   wire \$165 ;
   wire \$166 ;
   wire \$167 ;
-  wire [14:0] \$168 ;
-  wire \$169 ;
-  wire [8:0] \$17 ;
+  wire \$168 ;
+  wire [14:0] \$169 ;
+  wire [1:0] \$17 ;
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
-  wire [14:0] \$173 ;
-  wire \$174 ;
+  wire \$173 ;
+  wire [14:0] \$174 ;
   wire \$175 ;
   wire \$176 ;
   wire \$177 ;
-  wire [14:0] \$178 ;
-  wire \$179 ;
-  wire \$18 ;
+  wire \$178 ;
+  wire [14:0] \$179 ;
+  wire [2:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
-  wire [14:0] \$183 ;
-  wire \$184 ;
+  wire \$183 ;
+  wire [14:0] \$184 ;
   wire \$185 ;
   wire \$186 ;
   wire \$187 ;
-  wire [14:0] \$188 ;
-  wire \$189 ;
+  wire \$188 ;
+  wire [14:0] \$189 ;
   wire \$19 ;
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
-  wire [14:0] \$193 ;
-  wire \$194 ;
+  wire \$193 ;
+  wire [14:0] \$194 ;
   wire \$195 ;
   wire \$196 ;
   wire \$197 ;
-  wire [14:0] \$198 ;
-  wire \$199 ;
+  wire \$198 ;
+  wire [14:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
-  wire [14:0] \$203 ;
-  wire \$204 ;
+  wire \$203 ;
+  wire [14:0] \$204 ;
   wire \$205 ;
   wire \$206 ;
   wire \$207 ;
-  wire [14:0] \$208 ;
-  wire \$209 ;
-  wire \$21 ;
+  wire \$208 ;
+  wire [14:0] \$209 ;
+  wire [8:0] \$21 ;
   wire \$210 ;
   wire \$211 ;
   wire \$212 ;
-  wire [14:0] \$213 ;
-  wire \$214 ;
+  wire \$213 ;
+  wire [14:0] \$214 ;
   wire \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
-  wire \$219 ;
+  wire [14:0] \$219 ;
   wire \$22 ;
   wire \$220 ;
   wire \$221 ;
   wire \$222 ;
   wire \$223 ;
   wire \$224 ;
-  wire [2:0] \$225 ;
+  wire \$225 ;
   wire \$226 ;
-  wire [2:0] \$227 ;
+  wire \$227 ;
   wire \$228 ;
-  wire [2:0] \$229 ;
+  wire \$229 ;
   wire \$23 ;
-  wire [15:0] \$230 ;
-  wire [15:0] \$231 ;
-  wire [15:0] \$232 ;
-  wire [15:0] \$233 ;
-  wire [15:0] \$234 ;
-  wire [15:0] \$235 ;
+  wire \$230 ;
+  wire [2:0] \$231 ;
+  wire \$232 ;
+  wire [2:0] \$233 ;
+  wire \$234 ;
+  wire [2:0] \$235 ;
   wire [15:0] \$236 ;
-  wire [16:0] \$237 ;
-  wire [17:0] \$238 ;
+  wire [15:0] \$237 ;
+  wire [15:0] \$238 ;
   wire [15:0] \$239 ;
   wire \$24 ;
   wire [15:0] \$240 ;
   wire [15:0] \$241 ;
   wire [15:0] \$242 ;
-  wire [15:0] \$243 ;
-  wire [15:0] \$244 ;
+  wire [16:0] \$243 ;
+  wire [17:0] \$244 ;
   wire [15:0] \$245 ;
   wire [15:0] \$246 ;
   wire [15:0] \$247 ;
   wire [15:0] \$248 ;
-  wire [16:0] \$249 ;
+  wire [15:0] \$249 ;
   wire \$25 ;
-  wire [17:0] \$250 ;
+  wire [15:0] \$250 ;
   wire [15:0] \$251 ;
   wire [15:0] \$252 ;
   wire [15:0] \$253 ;
   wire [15:0] \$254 ;
-  wire [15:0] \$255 ;
-  wire [15:0] \$256 ;
+  wire [16:0] \$255 ;
+  wire [17:0] \$256 ;
   wire [15:0] \$257 ;
   wire [15:0] \$258 ;
   wire [15:0] \$259 ;
-  wire [10:0] \$26 ;
+  wire \$26 ;
   wire [15:0] \$260 ;
-  wire [16:0] \$261 ;
-  wire [17:0] \$262 ;
-  wire [16:0] \$263 ;
-  wire \$264 ;
-  wire \$265 ;
-  wire \$266 ;
-  wire \$267 ;
-  wire \$268 ;
-  wire \$269 ;
+  wire [15:0] \$261 ;
+  wire [15:0] \$262 ;
+  wire [15:0] \$263 ;
+  wire [15:0] \$264 ;
+  wire [15:0] \$265 ;
+  wire [15:0] \$266 ;
+  wire [16:0] \$267 ;
+  wire [17:0] \$268 ;
+  wire [16:0] \$269 ;
   wire \$27 ;
   wire \$270 ;
   wire \$271 ;
-  wire [24:0] \$272 ;
-  wire [60:0] \$273 ;
-  wire [61:0] \$274 ;
-  reg [13:0] \$275 ;
-  wire [14:0] \$276 ;
-  wire [47:0] \$277 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire \$275 ;
+  wire \$276 ;
+  wire \$277 ;
   wire [24:0] \$278 ;
   wire [60:0] \$279 ;
-  wire [9:0] \$28 ;
+  wire \$28 ;
   wire [61:0] \$280 ;
   reg [13:0] \$281 ;
   wire [14:0] \$282 ;
   wire [47:0] \$283 ;
-  wire \$284 ;
-  wire [3:0] \$285 ;
-  wire [3:0] \$286 ;
-  wire \$287 ;
-  wire [2:0] \$288 ;
-  reg [13:0] \$289 ;
-  wire [8:0] \$29 ;
-  wire [14:0] \$290 ;
-  wire [2:0] \$291 ;
-  reg [13:0] \$292 ;
-  wire [14:0] \$293 ;
+  wire [24:0] \$284 ;
+  wire [60:0] \$285 ;
+  wire [61:0] \$286 ;
+  reg [13:0] \$287 ;
+  wire [14:0] \$288 ;
+  wire [47:0] \$289 ;
+  wire \$29 ;
+  wire \$290 ;
+  wire [3:0] \$291 ;
+  wire [3:0] \$292 ;
+  wire \$293 ;
   wire [2:0] \$294 ;
-  wire \$295 ;
+  reg [13:0] \$295 ;
   wire [14:0] \$296 ;
   wire [2:0] \$297 ;
-  wire \$298 ;
-  wire [15:0] \$299 ;
-  wire [8:0] \$3 ;
-  wire [9:0] \$30 ;
+  reg [13:0] \$298 ;
+  wire [14:0] \$299 ;
+  wire \$3 ;
+  wire [10:0] \$30 ;
   wire [2:0] \$300 ;
-  wire [2:0] \$301 ;
-  wire \$302 ;
+  wire \$301 ;
+  wire [14:0] \$302 ;
   wire [2:0] \$303 ;
   wire \$304 ;
-  wire [1:0] \$305 ;
+  wire [15:0] \$305 ;
   wire [2:0] \$306 ;
-  wire [3:0] \$307 ;
-  wire [8:0] \$308 ;
-  wire [8:0] \$309 ;
-  wire [10:0] \$31 ;
-  wire [9:0] \$310 ;
-  wire [13:0] \$311 ;
-  wire [8:0] \$312 ;
-  wire [8:0] \$313 ;
-  wire [7:0] \$314 ;
-  wire [7:0] \$315 ;
-  wire [7:0] \$316 ;
-  wire \$317 ;
-  wire \$318 ;
-  wire \$319 ;
-  wire \$32 ;
-  wire \$320 ;
-  wire \$321 ;
-  wire [8:0] \$322 ;
-  wire \$323 ;
-  wire \$324 ;
+  wire [2:0] \$307 ;
+  wire \$308 ;
+  wire [2:0] \$309 ;
+  wire \$31 ;
+  wire \$310 ;
+  wire [1:0] \$311 ;
+  wire [2:0] \$312 ;
+  wire [3:0] \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire [8:0] \$316 ;
+  wire [8:0] \$317 ;
+  wire [9:0] \$318 ;
+  wire [13:0] \$319 ;
+  wire [9:0] \$32 ;
+  wire [8:0] \$320 ;
+  wire [8:0] \$321 ;
+  wire [7:0] \$322 ;
+  wire [7:0] \$323 ;
+  wire [7:0] \$324 ;
   wire \$325 ;
   wire \$326 ;
   wire \$327 ;
   wire \$328 ;
   wire \$329 ;
-  wire [9:0] \$33 ;
-  wire \$330 ;
+  wire [8:0] \$33 ;
+  wire [8:0] \$330 ;
   wire \$331 ;
   wire \$332 ;
   wire \$333 ;
-  wire [14:0] \$334 ;
-  wire [14:0] \$335 ;
-  wire [14:0] \$336 ;
-  wire [14:0] \$337 ;
-  wire [14:0] \$338 ;
-  wire [14:0] \$339 ;
-  wire \$34 ;
+  wire \$334 ;
+  wire \$335 ;
+  wire \$336 ;
+  wire \$337 ;
+  wire \$338 ;
+  wire \$339 ;
+  wire [9:0] \$34 ;
   wire \$340 ;
   wire \$341 ;
   wire \$342 ;
@@ -279,19 +279,19 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$346 ;
   wire \$347 ;
   wire \$348 ;
-  wire \$349 ;
-  wire [9:0] \$35 ;
-  wire \$350 ;
-  wire \$351 ;
-  wire \$352 ;
-  wire \$353 ;
-  wire \$354 ;
+  wire [14:0] \$349 ;
+  wire [10:0] \$35 ;
+  wire [14:0] \$350 ;
+  wire [14:0] \$351 ;
+  wire [14:0] \$352 ;
+  wire [14:0] \$353 ;
+  wire [14:0] \$354 ;
   wire \$355 ;
   wire \$356 ;
   wire \$357 ;
   wire \$358 ;
   wire \$359 ;
-  wire [8:0] \$36 ;
+  wire \$36 ;
   wire \$360 ;
   wire \$361 ;
   wire \$362 ;
@@ -300,33 +300,33 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$365 ;
   wire \$366 ;
   wire \$367 ;
-  wire [2:0] \$368 ;
+  wire \$368 ;
   wire \$369 ;
   wire [9:0] \$37 ;
   wire \$370 ;
   wire \$371 ;
-  wire [2:0] \$372 ;
+  wire \$372 ;
   wire \$373 ;
   wire \$374 ;
   wire \$375 ;
-  wire [2:0] \$376 ;
+  wire \$376 ;
   wire \$377 ;
   wire \$378 ;
   wire \$379 ;
-  wire [9:0] \$38 ;
+  wire \$38 ;
   wire \$380 ;
   wire \$381 ;
   wire \$382 ;
-  wire \$383 ;
+  wire [2:0] \$383 ;
   wire \$384 ;
   wire \$385 ;
   wire \$386 ;
-  wire \$387 ;
+  wire [2:0] \$387 ;
   wire \$388 ;
   wire \$389 ;
-  wire \$39 ;
+  wire [9:0] \$39 ;
   wire \$390 ;
-  wire \$391 ;
+  wire [2:0] \$391 ;
   wire \$392 ;
   wire \$393 ;
   wire \$394 ;
@@ -335,296 +335,313 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$397 ;
   wire \$398 ;
   wire \$399 ;
-  wire [8:0] \$4 ;
-  wire [9:0] \$40 ;
+  wire \$4 ;
+  wire [8:0] \$40 ;
   wire \$400 ;
   wire \$401 ;
-  wire [15:0] \$402 ;
-  wire [22:0] \$403 ;
-  wire [22:0] \$404 ;
-  wire [23:0] \$405 ;
-  wire [22:0] \$406 ;
-  wire [23:0] \$407 ;
+  wire \$402 ;
+  wire \$403 ;
+  wire \$404 ;
+  wire \$405 ;
+  wire \$406 ;
+  wire \$407 ;
   wire \$408 ;
-  wire [24:0] \$409 ;
-  wire \$41 ;
-  wire [13:0] \$410 ;
-  wire [39:0] \$411 ;
-  wire [29:0] \$412 ;
-  wire [22:0] \$413 ;
-  wire [22:0] \$414 ;
-  wire [23:0] \$415 ;
-  wire [22:0] \$416 ;
-  wire [23:0] \$417 ;
-  wire \$418 ;
-  wire [24:0] \$419 ;
-  wire [8:0] \$42 ;
-  wire [13:0] \$420 ;
-  wire [39:0] \$421 ;
-  wire [29:0] \$422 ;
+  wire \$409 ;
+  wire [9:0] \$41 ;
+  wire \$410 ;
+  wire \$411 ;
+  wire \$412 ;
+  wire \$413 ;
+  wire \$414 ;
+  wire \$415 ;
+  wire \$416 ;
+  wire [15:0] \$417 ;
+  wire [22:0] \$418 ;
+  wire [22:0] \$419 ;
+  wire [9:0] \$42 ;
+  wire [23:0] \$420 ;
+  wire [22:0] \$421 ;
+  wire [23:0] \$422 ;
   wire \$423 ;
-  wire \$424 ;
-  wire \$425 ;
-  wire \$426 ;
-  wire \$427 ;
-  wire \$428 ;
-  wire \$429 ;
-  wire [8:0] \$43 ;
-  wire [2:0] \$430 ;
-  wire \$431 ;
-  wire [3:0] \$432 ;
-  wire [3:0] \$433 ;
-  reg [13:0] \$434 ;
-  reg [1:0] \$435 ;
-  reg \$436 ;
-  reg \$437 ;
-  reg [7:0] \$438 ;
-  reg [7:0] \$439 ;
-  wire [8:0] \$44 ;
-  reg [6:0] \$440 ;
-  reg [7:0] \$441 ;
-  reg [7:0] \$442 ;
-  reg [12:0] \$443 ;
-  reg \$444 ;
-  reg \$445 ;
-  reg \$446 ;
-  reg \$447 ;
-  reg \$448 ;
-  reg \$449 ;
-  wire [9:0] \$45 ;
-  reg \$450 ;
+  wire [24:0] \$424 ;
+  wire [13:0] \$425 ;
+  wire [39:0] \$426 ;
+  wire [29:0] \$427 ;
+  wire [22:0] \$428 ;
+  wire [22:0] \$429 ;
+  wire \$43 ;
+  wire [23:0] \$430 ;
+  wire [22:0] \$431 ;
+  wire [23:0] \$432 ;
+  wire \$433 ;
+  wire [24:0] \$434 ;
+  wire [13:0] \$435 ;
+  wire [39:0] \$436 ;
+  wire [29:0] \$437 ;
+  wire \$438 ;
+  wire \$439 ;
+  wire [9:0] \$44 ;
+  wire \$440 ;
+  wire \$441 ;
+  wire \$442 ;
+  wire \$443 ;
+  wire \$444 ;
+  wire [2:0] \$445 ;
+  wire \$446 ;
+  wire [3:0] \$447 ;
+  wire [3:0] \$448 ;
+  reg [13:0] \$449 ;
+  wire \$45 ;
+  reg [1:0] \$450 ;
   reg \$451 ;
   reg \$452 ;
-  reg [6:0] \$453 ;
-  reg [6:0] \$454 ;
+  reg [7:0] \$453 ;
+  reg [7:0] \$454 ;
   reg [6:0] \$455 ;
-  reg [6:0] \$456 ;
-  reg [6:0] \$457 ;
-  reg [6:0] \$458 ;
-  reg [6:0] \$459 ;
-  wire \$46 ;
-  reg [6:0] \$460 ;
-  reg [6:0] \$461 ;
+  reg [7:0] \$456 ;
+  reg [7:0] \$457 ;
+  reg [12:0] \$458 ;
+  reg \$459 ;
+  wire [8:0] \$46 ;
+  reg \$460 ;
+  reg \$461 ;
   reg \$462 ;
   reg \$463 ;
   reg \$464 ;
   reg \$465 ;
   reg \$466 ;
-  reg [6:0] \$467 ;
-  reg [6:0] \$468 ;
+  reg \$467 ;
+  reg \$468 ;
   reg \$469 ;
-  wire [9:0] \$47 ;
-  reg [12:0] \$470 ;
-  reg \$471 ;
-  reg \$472 ;
-  reg [13:0] \$473 ;
-  reg [1:0] \$474 ;
-  reg \$475 ;
-  reg \$476 ;
-  reg [7:0] \$477 ;
-  reg [7:0] \$478 ;
-  reg [7:0] \$479 ;
-  wire \$48 ;
-  reg [7:0] \$480 ;
-  reg [7:0] \$481 ;
-  reg [7:0] \$482 ;
+  wire [8:0] \$47 ;
+  reg [6:0] \$470 ;
+  reg [6:0] \$471 ;
+  reg [6:0] \$472 ;
+  reg [6:0] \$473 ;
+  reg [6:0] \$474 ;
+  reg [6:0] \$475 ;
+  reg [6:0] \$476 ;
+  reg [6:0] \$477 ;
+  reg [6:0] \$478 ;
+  reg \$479 ;
+  wire [8:0] \$48 ;
+  reg \$480 ;
+  reg \$481 ;
+  reg \$482 ;
   reg \$483 ;
-  reg \$484 ;
-  reg \$485 ;
+  reg [6:0] \$484 ;
+  reg [6:0] \$485 ;
   reg \$486 ;
-  reg \$487 ;
+  reg [12:0] \$487 ;
   reg \$488 ;
   reg \$489 ;
-  wire [8:0] \$49 ;
-  reg [6:0] \$490 ;
-  reg [6:0] \$491 ;
-  reg [6:0] \$492 ;
+  wire [9:0] \$49 ;
+  reg [13:0] \$490 ;
+  reg [1:0] \$491 ;
+  reg \$492 ;
   reg \$493 ;
-  reg \$494 ;
-  reg \$495 ;
-  reg [6:0] \$496 ;
-  reg [6:0] \$497 ;
-  reg [6:0] \$498 ;
-  reg [6:0] \$499 ;
-  wire [8:0] \$5 ;
-  wire [8:0] \$50 ;
-  reg [6:0] \$500 ;
-  reg [6:0] \$501 ;
+  reg [7:0] \$494 ;
+  reg [7:0] \$495 ;
+  reg [7:0] \$496 ;
+  reg [7:0] \$497 ;
+  reg [7:0] \$498 ;
+  reg [7:0] \$499 ;
+  wire \$5 ;
+  wire \$50 ;
+  reg \$500 ;
+  reg \$501 ;
   reg \$502 ;
   reg \$503 ;
-  reg [6:0] \$504 ;
-  reg [6:0] \$505 ;
+  reg \$504 ;
+  reg \$505 ;
   reg \$506 ;
-  reg [12:0] \$507 ;
-  reg \$508 ;
-  reg [15:0] \$509 ;
-  wire [8:0] \$51 ;
-  reg [15:0] \$510 ;
-  reg [15:0] \$511 ;
-  reg [15:0] \$512 ;
-  reg [15:0] \$513 ;
-  reg [15:0] \$514 ;
-  reg \$515 ;
+  reg [6:0] \$507 ;
+  reg [6:0] \$508 ;
+  reg [6:0] \$509 ;
+  wire [9:0] \$51 ;
+  reg \$510 ;
+  reg \$511 ;
+  reg \$512 ;
+  reg [6:0] \$513 ;
+  reg [6:0] \$514 ;
+  reg [6:0] \$515 ;
   reg [6:0] \$516 ;
   reg [6:0] \$517 ;
   reg [6:0] \$518 ;
   reg \$519 ;
-  wire [9:0] \$52 ;
+  wire \$52 ;
   reg \$520 ;
-  reg \$521 ;
-  reg \$522 ;
+  reg [6:0] \$521 ;
+  reg [6:0] \$522 ;
   reg \$523 ;
-  reg [6:0] \$524 ;
-  reg [6:0] \$525 ;
-  reg \$526 ;
-  reg [12:0] \$527 ;
-  reg \$528 ;
-  reg \$529 ;
-  wire \$53 ;
-  reg \$530 ;
-  reg \$531 ;
+  reg [12:0] \$524 ;
+  reg \$525 ;
+  reg [15:0] \$526 ;
+  reg [15:0] \$527 ;
+  reg [15:0] \$528 ;
+  reg [15:0] \$529 ;
+  wire [8:0] \$53 ;
+  reg [15:0] \$530 ;
+  reg [15:0] \$531 ;
   reg \$532 ;
-  reg \$533 ;
-  reg \$534 ;
-  reg \$535 ;
+  reg [6:0] \$533 ;
+  reg [6:0] \$534 ;
+  reg [6:0] \$535 ;
   reg \$536 ;
   reg \$537 ;
   reg \$538 ;
   reg \$539 ;
-  wire \$54 ;
+  wire [8:0] \$54 ;
   reg \$540 ;
-  reg \$541 ;
-  reg \$542 ;
+  reg [6:0] \$541 ;
+  reg [6:0] \$542 ;
   reg \$543 ;
-  reg \$544 ;
+  reg [12:0] \$544 ;
   reg \$545 ;
   reg \$546 ;
   reg \$547 ;
   reg \$548 ;
   reg \$549 ;
   wire [8:0] \$55 ;
-  reg [1:0] \$550 ;
+  reg \$550 ;
   reg \$551 ;
-  reg [6:0] \$552 ;
+  reg \$552 ;
   reg \$553 ;
   reg \$554 ;
-  reg [6:0] \$555 ;
+  reg \$555 ;
   reg \$556 ;
-  reg [15:0] \$557 ;
-  reg [15:0] \$558 ;
-  reg [15:0] \$559 ;
-  wire \$56 ;
+  reg \$557 ;
+  reg \$558 ;
+  reg \$559 ;
+  wire [9:0] \$56 ;
   reg \$560 ;
   reg \$561 ;
   reg \$562 ;
-  reg [6:0] \$563 ;
-  reg [6:0] \$564 ;
+  reg \$563 ;
+  reg \$564 ;
   reg \$565 ;
-  reg [12:0] \$566 ;
-  reg \$567 ;
-  reg [15:0] \$568 ;
-  reg \$569 ;
-  wire [8:0] \$57 ;
-  reg [15:0] \$570 ;
-  reg [6:0] \$571 ;
-  reg \$572 ;
+  reg \$566 ;
+  reg [1:0] \$567 ;
+  reg \$568 ;
+  reg [6:0] \$569 ;
+  wire \$57 ;
+  reg \$570 ;
+  reg \$571 ;
+  reg [6:0] \$572 ;
   reg \$573 ;
-  reg [6:0] \$574 ;
-  reg [6:0] \$575 ;
-  reg \$576 ;
-  reg [12:0] \$577 ;
+  reg [15:0] \$574 ;
+  reg [15:0] \$575 ;
+  reg [15:0] \$576 ;
+  reg \$577 ;
   reg \$578 ;
-  reg [23:0] \$579 ;
-  wire [8:0] \$58 ;
-  reg [23:0] \$580 ;
-  reg [23:0] \$581 ;
-  reg [23:0] \$582 ;
-  reg \$583 ;
-  reg [6:0] \$584 ;
-  reg \$585 ;
-  reg [12:0] \$586 ;
-  reg \$587 ;
-  reg \$588 ;
+  reg \$579 ;
+  wire \$58 ;
+  reg [6:0] \$580 ;
+  reg [6:0] \$581 ;
+  reg \$582 ;
+  reg [12:0] \$583 ;
+  reg \$584 ;
+  reg [15:0] \$585 ;
+  reg \$586 ;
+  reg [15:0] \$587 ;
+  reg [6:0] \$588 ;
   reg \$589 ;
-  wire [7:0] \$59 ;
-  reg [23:0] \$590 ;
-  reg [11:0] \$591 ;
-  reg \$592 ;
+  wire [8:0] \$59 ;
+  reg \$590 ;
+  reg [6:0] \$591 ;
+  reg [6:0] \$592 ;
   reg \$593 ;
-  reg [40:0] \$594 ;
-  reg [29:0] \$595 ;
-  reg \$596 ;
-  reg [11:0] \$597 ;
-  reg \$598 ;
-  reg \$599 ;
-  wire [8:0] \$6 ;
-  wire [7:0] \$60 ;
+  reg [12:0] \$594 ;
+  reg \$595 ;
+  reg [23:0] \$596 ;
+  reg [23:0] \$597 ;
+  reg [23:0] \$598 ;
+  reg [23:0] \$599 ;
+  wire \$6 ;
+  wire \$60 ;
   reg \$600 ;
-  reg [15:0] \$601 ;
-  reg [6:0] \$602 ;
-  reg \$603 ;
+  reg [6:0] \$601 ;
+  reg \$602 ;
+  reg [12:0] \$603 ;
   reg \$604 ;
-  reg [6:0] \$605 ;
-  reg [6:0] \$606 ;
-  reg \$607 ;
-  reg [12:0] \$608 ;
+  reg \$605 ;
+  reg \$606 ;
+  reg [23:0] \$607 ;
+  reg [11:0] \$608 ;
   reg \$609 ;
   wire [8:0] \$61 ;
-  reg [23:0] \$610 ;
-  reg [23:0] \$611 ;
-  reg [23:0] \$612 ;
-  reg [23:0] \$613 ;
-  reg \$614 ;
-  reg [6:0] \$615 ;
+  reg \$610 ;
+  reg [40:0] \$611 ;
+  reg [29:0] \$612 ;
+  reg \$613 ;
+  reg [11:0] \$614 ;
+  reg \$615 ;
   reg \$616 ;
-  reg [12:0] \$617 ;
-  reg \$618 ;
-  reg \$619 ;
-  wire \$62 ;
+  reg \$617 ;
+  reg [15:0] \$618 ;
+  reg [6:0] \$619 ;
+  wire [8:0] \$62 ;
   reg \$620 ;
-  reg [23:0] \$621 ;
-  reg [11:0] \$622 ;
-  reg \$623 ;
+  reg \$621 ;
+  reg [6:0] \$622 ;
+  reg [6:0] \$623 ;
   reg \$624 ;
-  reg [40:0] \$625 ;
-  reg [29:0] \$626 ;
-  reg \$627 ;
-  reg [11:0] \$628 ;
-  reg \$629 ;
-  wire \$63 ;
-  reg \$630 ;
+  reg [12:0] \$625 ;
+  reg \$626 ;
+  reg [23:0] \$627 ;
+  reg [23:0] \$628 ;
+  reg [23:0] \$629 ;
+  wire [7:0] \$63 ;
+  reg [23:0] \$630 ;
   reg \$631 ;
-  reg [1:0] \$632 ;
-  reg [2:0] \$633 ;
-  reg \$634 ;
-  wire \$64 ;
-  wire \$65 ;
-  wire [8:0] \$66 ;
+  reg [6:0] \$632 ;
+  reg \$633 ;
+  reg [12:0] \$634 ;
+  reg \$635 ;
+  reg \$636 ;
+  reg \$637 ;
+  reg [23:0] \$638 ;
+  reg [11:0] \$639 ;
+  wire [7:0] \$64 ;
+  reg \$640 ;
+  reg \$641 ;
+  reg [40:0] \$642 ;
+  reg [29:0] \$643 ;
+  reg \$644 ;
+  reg [11:0] \$645 ;
+  reg \$646 ;
+  reg \$647 ;
+  reg \$648 ;
+  reg [1:0] \$649 ;
+  wire [8:0] \$65 ;
+  reg [2:0] \$650 ;
+  reg \$651 ;
+  wire \$66 ;
   wire \$67 ;
-  wire [8:0] \$68 ;
-  wire [8:0] \$69 ;
-  wire [9:0] \$7 ;
-  wire [7:0] \$70 ;
-  wire [7:0] \$71 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire [8:0] \$7 ;
+  wire [8:0] \$70 ;
+  wire \$71 ;
   wire [8:0] \$72 ;
-  wire \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire [8:0] \$77 ;
+  wire [8:0] \$73 ;
+  wire [7:0] \$74 ;
+  wire [7:0] \$75 ;
+  wire [8:0] \$76 ;
+  wire \$77 ;
   wire \$78 ;
-  wire [8:0] \$79 ;
-  wire [9:0] \$8 ;
-  wire [8:0] \$80 ;
-  wire [7:0] \$81 ;
-  wire [7:0] \$82 ;
+  wire \$79 ;
+  wire [8:0] \$8 ;
+  wire \$80 ;
+  wire [8:0] \$81 ;
+  wire \$82 ;
   wire [8:0] \$83 ;
-  wire \$84 ;
-  wire \$85 ;
-  wire \$86 ;
-  wire [14:0] \$87 ;
+  wire [8:0] \$84 ;
+  wire [7:0] \$85 ;
+  wire [7:0] \$86 ;
+  wire [8:0] \$87 ;
   wire \$88 ;
-  wire [14:0] \$89 ;
+  wire \$89 ;
   wire [8:0] \$9 ;
   wire \$90 ;
   wire [14:0] \$91 ;
@@ -635,24 +652,26 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire \$96 ;
   wire [14:0] \$97 ;
   wire \$98 ;
-  wire \$99 ;
+  wire [14:0] \$99 ;
   wire [6:0] \$signal ;
   wire \$signal$77 ;
+  wire \$signal$78 ;
+  reg \$signal$80  = 1'h0;
   wire [7:0] \$signature__addr ;
-  reg [13:0] \$signature__addr$100 ;
-  reg [13:0] \$signature__addr$105 ;
-  reg [13:0] \$signature__addr$108 ;
-  reg [13:0] \$signature__addr$112 ;
-  reg [13:0] \$signature__addr$115 ;
-  reg [13:0] \$signature__addr$119 ;
-  wire [5:0] \$signature__addr$210 ;
-  wire [5:0] \$signature__addr$214 ;
-  wire [13:0] \$signature__addr$224 ;
-  wire [5:0] \$signature__addr$231 ;
-  wire [5:0] \$signature__addr$235 ;
-  wire [13:0] \$signature__addr$245 ;
-  wire [13:0] \$signature__addr$254 ;
-  wire [13:0] \$signature__addr$255 ;
+  reg [13:0] \$signature__addr$102 ;
+  reg [13:0] \$signature__addr$107 ;
+  reg [13:0] \$signature__addr$110 ;
+  reg [13:0] \$signature__addr$114 ;
+  reg [13:0] \$signature__addr$117 ;
+  reg [13:0] \$signature__addr$121 ;
+  wire [5:0] \$signature__addr$212 ;
+  wire [5:0] \$signature__addr$216 ;
+  wire [13:0] \$signature__addr$226 ;
+  wire [5:0] \$signature__addr$233 ;
+  wire [5:0] \$signature__addr$237 ;
+  wire [13:0] \$signature__addr$247 ;
+  wire [13:0] \$signature__addr$256 ;
+  wire [13:0] \$signature__addr$257 ;
   wire [7:0] \$signature__addr$67 ;
   wire [7:0] \$signature__addr$68 ;
   wire [13:0] \$signature__addr$69 ;
@@ -662,38 +681,38 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   wire [13:0] \$signature__addr$75 ;
   wire [13:0] \$signature__addr$76 ;
   wire [7:0] \$signature__data ;
-  reg [7:0] \$signature__data$102 ;
-  reg [7:0] \$signature__data$106 ;
-  reg [7:0] \$signature__data$109 ;
-  reg [7:0] \$signature__data$113 ;
-  reg [7:0] \$signature__data$116 ;
-  reg [7:0] \$signature__data$120 ;
-  wire [23:0] \$signature__data$216 ;
-  wire [7:0] \$signature__data$227 ;
-  wire [23:0] \$signature__data$237 ;
-  wire [7:0] \$signature__data$247 ;
-  wire [7:0] \$signature__data$257 ;
-  wire [7:0] \$signature__data$258 ;
-  wire [23:0] \$signature__data$331 ;
-  wire [23:0] \$signature__data$352 ;
-  wire [7:0] \$signature__data$83 ;
+  wire [7:0] \$signature__data$101 ;
+  reg [7:0] \$signature__data$104 ;
+  reg [7:0] \$signature__data$108 ;
+  reg [7:0] \$signature__data$111 ;
+  reg [7:0] \$signature__data$115 ;
+  reg [7:0] \$signature__data$118 ;
+  reg [7:0] \$signature__data$122 ;
+  wire [23:0] \$signature__data$218 ;
+  wire [7:0] \$signature__data$229 ;
+  wire [23:0] \$signature__data$239 ;
+  wire [7:0] \$signature__data$249 ;
+  wire [7:0] \$signature__data$259 ;
+  wire [7:0] \$signature__data$260 ;
+  wire [23:0] \$signature__data$334 ;
+  wire [23:0] \$signature__data$355 ;
   wire [7:0] \$signature__data$85 ;
-  wire [7:0] \$signature__data$86 ;
   wire [7:0] \$signature__data$87 ;
   wire [7:0] \$signature__data$88 ;
-  wire [7:0] \$signature__data$91 ;
-  wire [7:0] \$signature__data$95 ;
-  wire [7:0] \$signature__data$99 ;
+  wire [7:0] \$signature__data$89 ;
+  wire [7:0] \$signature__data$90 ;
+  wire [7:0] \$signature__data$93 ;
+  wire [7:0] \$signature__data$97 ;
   reg \$signature__en ;
-  reg \$signature__en$107 ;
-  reg \$signature__en$110 ;
-  reg \$signature__en$114 ;
-  reg \$signature__en$117 ;
-  reg \$signature__en$121 ;
-  reg \$signature__en$219  = 1'h0;
-  wire \$signature__en$228 ;
-  reg \$signature__en$240  = 1'h0;
-  wire \$signature__en$248 ;
+  reg \$signature__en$109 ;
+  reg \$signature__en$112 ;
+  reg \$signature__en$116 ;
+  reg \$signature__en$119 ;
+  reg \$signature__en$123 ;
+  reg \$signature__en$221  = 1'h0;
+  wire \$signature__en$230 ;
+  reg \$signature__en$242  = 1'h0;
+  wire \$signature__en$250 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
@@ -916,6 +935,7 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   reg second_sel0 = 1'h0;
   reg second_sel1 = 1'h0;
   reg second_sel2 = 1'h0;
+  reg seen_zero = 1'h0;
   reg src_frame_end;
   reg src_line_end;
   reg [23:0] src_pixel;
@@ -1287,9 +1307,9 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     _1_ <= lut[pix1];
     _2_ <= lut[pix0];
   end
-  assign \$signature__data$99  = _0_;
-  assign \$signature__data$95  = _1_;
-  assign \$signature__data$91  = _2_;
+  assign \$signature__data$101  = _0_;
+  assign \$signature__data$97  = _1_;
+  assign \$signature__data$93  = _2_;
   reg [7:0] screen0_0 [11199:0];
   integer screen0_0__i;
   initial begin
@@ -1297,11 +1317,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      screen0_0[\$signature__addr$100 ] <= \$signature__data$102 ;
+      screen0_0[\$signature__addr$102 ] <= \$signature__data$104 ;
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
-    _3_ <= screen0_0[\$87 [13:0]];
+    _3_ <= screen0_0[\$91 [13:0]];
   end
   assign \$signature__data  = _3_;
   reg [7:0] screen0_1 [11199:0];
@@ -1310,976 +1330,996 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     for (screen0_1__i = 0; screen0_1__i < 11200; screen0_1__i = screen0_1__i + 1) screen0_1[screen0_1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$110 )
-      screen0_1[\$signature__addr$108 ] <= \$signature__data$109 ;
+    if (\$signature__en$112 )
+      screen0_1[\$signature__addr$110 ] <= \$signature__data$111 ;
   end
   reg [7:0] _4_;
   always @(posedge clk) begin
-    _4_ <= screen0_1[\$91 [13:0]];
+    _4_ <= screen0_1[\$95 [13:0]];
   end
-  assign \$signature__data$85  = _4_;
+  assign \$signature__data$87  = _4_;
   reg [7:0] screen0_2 [11199:0];
   integer screen0_2__i;
   initial begin
     for (screen0_2__i = 0; screen0_2__i < 11200; screen0_2__i = screen0_2__i + 1) screen0_2[screen0_2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$117 )
-      screen0_2[\$signature__addr$115 ] <= \$signature__data$116 ;
+    if (\$signature__en$119 )
+      screen0_2[\$signature__addr$117 ] <= \$signature__data$118 ;
   end
   reg [7:0] _5_;
   always @(posedge clk) begin
-    _5_ <= screen0_2[\$95 [13:0]];
+    _5_ <= screen0_2[\$99 [13:0]];
   end
-  assign \$signature__data$87  = _5_;
+  assign \$signature__data$89  = _5_;
   reg [7:0] screen1_0 [11199:0];
   integer screen1_0__i;
   initial begin
     for (screen1_0__i = 0; screen1_0__i < 11200; screen1_0__i = screen1_0__i + 1) screen1_0[screen1_0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$107 )
-      screen1_0[\$signature__addr$105 ] <= \$signature__data$106 ;
+    if (\$signature__en$109 )
+      screen1_0[\$signature__addr$107 ] <= \$signature__data$108 ;
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
-    _6_ <= screen1_0[\$89 [13:0]];
+    _6_ <= screen1_0[\$93 [13:0]];
   end
-  assign \$signature__data$83  = _6_;
+  assign \$signature__data$85  = _6_;
   reg [7:0] screen1_1 [11199:0];
   integer screen1_1__i;
   initial begin
     for (screen1_1__i = 0; screen1_1__i < 11200; screen1_1__i = screen1_1__i + 1) screen1_1[screen1_1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$114 )
-      screen1_1[\$signature__addr$112 ] <= \$signature__data$113 ;
+    if (\$signature__en$116 )
+      screen1_1[\$signature__addr$114 ] <= \$signature__data$115 ;
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
-    _7_ <= screen1_1[\$93 [13:0]];
+    _7_ <= screen1_1[\$97 [13:0]];
   end
-  assign \$signature__data$86  = _7_;
+  assign \$signature__data$88  = _7_;
   reg [7:0] screen1_2 [11199:0];
   integer screen1_2__i;
   initial begin
     for (screen1_2__i = 0; screen1_2__i < 11200; screen1_2__i = screen1_2__i + 1) screen1_2[screen1_2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$121 )
-      screen1_2[\$signature__addr$119 ] <= \$signature__data$120 ;
+    if (\$signature__en$123 )
+      screen1_2[\$signature__addr$121 ] <= \$signature__data$122 ;
   end
   reg [7:0] _8_;
   always @(posedge clk) begin
-    _8_ <= screen1_2[\$97 [13:0]];
+    _8_ <= screen1_2[\$101 [13:0]];
   end
-  assign \$signature__data$88  = _8_;
+  assign \$signature__data$90  = _8_;
   reg [7:0] stack0 [14111:0];
   integer stack0__i;
   initial begin
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$228 )
-      stack0[\$276 [13:0]] <= \$277 [7:0];
+    if (\$signature__en$230 )
+      stack0[\$282 [13:0]] <= \$283 [7:0];
   end
   reg [7:0] _9_;
   always @(posedge clk) begin
-    _9_ <= stack0[\$290 [13:0]];
+    _9_ <= stack0[\$296 [13:0]];
   end
-  assign \$signature__data$257  = _9_;
+  assign \$signature__data$259  = _9_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$248 )
-      stack1[\$282 [13:0]] <= \$283 [7:0];
+    if (\$signature__en$250 )
+      stack1[\$288 [13:0]] <= \$289 [7:0];
   end
   reg [7:0] _10_;
   always @(posedge clk) begin
-    _10_ <= stack1[\$293 [13:0]];
+    _10_ <= stack1[\$299 [13:0]];
   end
-  assign \$signature__data$258  = _10_;
+  assign \$signature__data$260  = _10_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$219 )
-      vacc0[c4_0[6:1]] <= \$signature__data$216 ;
+    if (\$signature__en$221 )
+      vacc0[c4_0[6:1]] <= \$signature__data$218 ;
   end
   reg [23:0] _11_;
   always @(posedge clk) begin
     _11_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$331  = _11_;
+  assign \$signature__data$334  = _11_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$240 )
-      vacc1[c4_1[6:1]] <= \$signature__data$237 ;
+    if (\$signature__en$242 )
+      vacc1[c4_1[6:1]] <= \$signature__data$239 ;
   end
   reg [23:0] _12_;
   always @(posedge clk) begin
     _12_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$352  = _12_;
-  assign \$323  = \$322  > 8'ha0;
-  assign \$324  = accept & \$323 ;
-  assign \$325  = \$321  | \$324 ;
-  assign \$326  = src_frame_end & \$signal$77 ;
-  assign \$327  = \$326  & frame_push;
-  assign \$328  = ~ parity;
-  assign \$329  = | stream__visible;
-  assign \$330  = \$329  | stream__frame_end;
-  assign \$331  = flushing & \$330 ;
-  assign \$332  = ! x;
-  assign \$333  = ! y;
-  assign \$334  = wxa1b_0 * g0;
-  assign \$335  = wxb1b_0 * g0;
-  assign \$336  = wxa1b_1 * g1;
-  assign \$337  = wxb1b_1 * g1;
-  assign \$338  = wxa1b_2 * g2;
-  assign \$339  = wxb1b_2 * g2;
-  assign \$342  = ! \$225 [1:0];
-  assign \$343  = v1b_1 & \$342 ;
-  assign \$344  = ! \$227 [1:0];
-  assign \$345  = v1b_2 & \$344 ;
-  assign \$346  = v1b_0 & cd1b_0;
-  assign \$351  = v1b_0 & \$350 ;
-  assign \$352  = v1b_1 & cd1b_1;
-  assign \$353  = ! \$225 [1:0];
-  assign \$354  = \$352  & \$353 ;
-  assign \$355  = \$225 [1:0] == 1'h1;
-  assign \$356  = \$354  | \$355 ;
-  assign \$357  = v1b_1 & \$356 ;
-  assign \$358  = v1b_2 & cd1b_2;
-  assign \$359  = ! \$227 [1:0];
-  assign \$360  = \$358  & \$359 ;
-  assign \$361  = \$227 [1:0] == 1'h1;
-  assign \$362  = \$360  | \$361 ;
-  assign \$363  = v1b_2 & \$362 ;
-  assign \$365  = ! \$225 [1:0];
-  assign \$366  = ! \$227 [1:0];
-  assign \$367  = v1b_0 & cd1b_0;
-  assign \$368  = 1'h0 + \$367 ;
-  assign \$369  = \$368  == \$229 [1:0];
-  assign \$370  = v1b_0 & \$369 ;
-  assign \$371  = v1b_1 & cd1b_1;
-  assign \$372  = \$225 [1:0] + \$371 ;
-  assign \$373  = \$372  == \$229 [1:0];
-  assign \$374  = v1b_1 & \$373 ;
-  assign \$375  = v1b_2 & cd1b_2;
-  assign \$376  = \$227 [1:0] + \$375 ;
-  assign \$377  = \$376  == \$229 [1:0];
+  assign \$signature__data$355  = _12_;
+  assign \$305  = \$302  + \$304 ;
+  assign \$306  = mb + n;
+  assign \$307  = mb + n;
+  assign \$308  = \$307  >= 3'h6;
+  assign \$309  = mb + n;
+  assign \$310  = \$309  >= 2'h3;
+  assign \$311  = \$310  ? 2'h3 : 2'h0;
+  assign \$312  = \$308  ? 3'h6 : { 1'h0, \$311  };
+  assign \$313  = \$306  - \$312 ;
+  assign \$314  = ~ flushing;
+  assign \$315  = first & \$314 ;
+  assign \$316  = y + 1'h1;
+  assign \$317  = py + 7'h54;
+  assign \$318  = \$317  - 8'hd2;
+  assign \$319  = row_base + 7'h54;
+  assign \$320  = py + 7'h54;
+  assign \$321  = x + n;
+  assign \$322  = c + cols_passed1;
+  assign \$323  = c + cols_passed2;
+  assign \$324  = c + cols_passed3;
+  assign \$325  = | x;
+  assign \$326  = src_line_end & \$325 ;
+  assign \$327  = ~ line_done;
+  assign \$328  = \$326  & \$327 ;
+  assign \$329  = \$328  | broken;
+  assign \$330  = x + n;
+  assign \$331  = \$330  > 8'ha0;
+  assign \$332  = accept & \$331 ;
+  assign \$333  = \$329  | \$332 ;
+  assign \$334  = \$signal$80  | ctl__push;
+  assign \$335  = seen_zero | ctl__zero_prev;
+  assign \$336  = \$signal$78  & frame_push;
+  assign \$337  = \$signal$80  | ctl__push;
+  assign \$338  = \$signal$77  & \$337 ;
+  assign \$339  = \$336  | \$338 ;
+  assign \$340  = src_frame_end & \$339 ;
+  assign \$341  = \$signal$80  | ctl__push;
+  assign \$342  = seen_zero | ctl__zero_prev;
+  assign \$343  = ~ parity;
+  assign \$344  = | stream__visible;
+  assign \$345  = \$344  | stream__frame_end;
+  assign \$346  = flushing & \$345 ;
+  assign \$347  = ! x;
+  assign \$348  = ! y;
+  assign \$349  = wxa1b_0 * g0;
+  assign \$350  = wxb1b_0 * g0;
+  assign \$351  = wxa1b_1 * g1;
+  assign \$352  = wxb1b_1 * g1;
+  assign \$353  = wxa1b_2 * g2;
+  assign \$354  = wxb1b_2 * g2;
+  assign \$357  = ! \$231 [1:0];
+  assign \$358  = v1b_1 & \$357 ;
+  assign \$359  = ! \$233 [1:0];
+  assign \$360  = v1b_2 & \$359 ;
+  assign \$361  = v1b_0 & cd1b_0;
+  assign \$366  = v1b_0 & \$365 ;
+  assign \$367  = v1b_1 & cd1b_1;
+  assign \$368  = ! \$231 [1:0];
+  assign \$369  = \$367  & \$368 ;
+  assign \$370  = \$231 [1:0] == 1'h1;
+  assign \$371  = \$369  | \$370 ;
+  assign \$372  = v1b_1 & \$371 ;
+  assign \$373  = v1b_2 & cd1b_2;
+  assign \$374  = ! \$233 [1:0];
+  assign \$375  = \$373  & \$374 ;
+  assign \$376  = \$233 [1:0] == 1'h1;
+  assign \$377  = \$375  | \$376 ;
   assign \$378  = v1b_2 & \$377 ;
-  assign \$379  = v1b_0 & cd1b_0;
-  assign \$380  = v1b_1 & cd1b_1;
-  assign \$381  = v1b_2 & cd1b_2;
+  assign \$380  = ! \$231 [1:0];
+  assign \$381  = ! \$233 [1:0];
   assign \$382  = v1b_0 & cd1b_0;
-  assign \$385  = v1b_1 & cd1b_1;
-  assign \$386  = ! \$225 [1:0];
-  assign \$387  = \$385  & \$386 ;
-  assign \$388  = v1b_2 & cd1b_2;
-  assign \$389  = ! \$227 [1:0];
-  assign \$390  = \$388  & \$389 ;
-  assign \$391  = v1b_0 & cd1b_0;
-  assign \$394  = v1b_1 & cd1b_1;
-  assign \$395  = \$225 [1:0] == 1'h1;
-  assign \$396  = \$394  & \$395 ;
-  assign \$397  = v1b_2 & cd1b_2;
-  assign \$398  = \$227 [1:0] == 1'h1;
-  assign \$399  = \$397  & \$398 ;
-  assign \$400  = | completions;
-  assign \$401  = completions == 2'h2;
-  assign \$402  = emit_first ? beat_tail_s : \$263 [15:0];
-  assign \$403  = wya3_0 * h3_0;
-  assign \$404  = wya3_0 * h3_0;
-  assign \$405  = \$404  + 15'h41a0;
-  assign \$406  = wyb3_0 * h3_0;
-  assign \$407  = top3_0 ? 24'h000000 : \$signature__data$331 ;
-  assign \$408  = \$signature__en$219  & rd4_0;
-  assign \$409  = acc4_0 + va4h_0;
-  assign \$410  = base4_0 + c4_0;
-  assign \$411  = num5_0 * 16'hd49b;
-  assign \$412  = num5_0 * 6'h3e;
-  assign \$413  = wya3_1 * h3_1;
-  assign \$414  = wya3_1 * h3_1;
-  assign \$415  = \$414  + 15'h41a0;
-  assign \$416  = wyb3_1 * h3_1;
-  assign \$417  = top3_1 ? 24'h000000 : \$signature__data$352 ;
-  assign \$418  = \$signature__en$240  & rd4_1;
-  assign \$419  = acc4_1 + va4h_1;
-  assign \$420  = base4_1 + c4_1;
-  assign \$421  = num5_1 * 16'hd49b;
-  assign \$422  = num5_1 * 6'h3e;
-  assign \$423  = accept & first;
-  assign \$424  = \$423  & ctl__push;
-  assign \$425  = v6_0 & push6_0;
-  assign \$426  = \$425  & l6_0;
-  assign \$427  = v6_1 & push6_1;
-  assign \$428  = \$427  & l6_1;
-  assign \$429  = \$426  | \$428 ;
-  assign \$430  = head + 1'h1;
-  assign \$431  = filled == 3'h4;
-  assign \$432  = filled + 1'h1;
-  assign \$433  = \$431  ? 4'h4 : \$432 ;
+  assign \$383  = 1'h0 + \$382 ;
+  assign \$384  = \$383  == \$235 [1:0];
+  assign \$385  = v1b_0 & \$384 ;
+  assign \$386  = v1b_1 & cd1b_1;
+  assign \$387  = \$231 [1:0] + \$386 ;
+  assign \$388  = \$387  == \$235 [1:0];
+  assign \$389  = v1b_1 & \$388 ;
+  assign \$390  = v1b_2 & cd1b_2;
+  assign \$391  = \$233 [1:0] + \$390 ;
+  assign \$392  = \$391  == \$235 [1:0];
+  assign \$393  = v1b_2 & \$392 ;
+  assign \$394  = v1b_0 & cd1b_0;
+  assign \$395  = v1b_1 & cd1b_1;
+  assign \$396  = v1b_2 & cd1b_2;
+  assign \$397  = v1b_0 & cd1b_0;
+  assign \$400  = v1b_1 & cd1b_1;
+  assign \$401  = ! \$231 [1:0];
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = v1b_2 & cd1b_2;
+  assign \$404  = ! \$233 [1:0];
+  assign \$405  = \$403  & \$404 ;
+  assign \$406  = v1b_0 & cd1b_0;
+  assign \$409  = v1b_1 & cd1b_1;
+  assign \$410  = \$231 [1:0] == 1'h1;
+  assign \$411  = \$409  & \$410 ;
+  assign \$412  = v1b_2 & cd1b_2;
+  assign \$413  = \$233 [1:0] == 1'h1;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = | completions;
+  assign \$416  = completions == 2'h2;
+  assign \$417  = emit_first ? beat_tail_s : \$269 [15:0];
+  assign \$418  = wya3_0 * h3_0;
+  assign \$419  = wya3_0 * h3_0;
+  assign \$420  = \$419  + 15'h41a0;
+  assign \$421  = wyb3_0 * h3_0;
+  assign \$422  = top3_0 ? 24'h000000 : \$signature__data$334 ;
+  assign \$423  = \$signature__en$221  & rd4_0;
+  assign \$424  = acc4_0 + va4h_0;
+  assign \$425  = base4_0 + c4_0;
+  assign \$426  = num5_0 * 16'hd49b;
+  assign \$427  = num5_0 * 6'h3e;
+  assign \$428  = wya3_1 * h3_1;
+  assign \$429  = wya3_1 * h3_1;
+  assign \$430  = \$429  + 15'h41a0;
+  assign \$431  = wyb3_1 * h3_1;
+  assign \$432  = top3_1 ? 24'h000000 : \$signature__data$355 ;
+  assign \$433  = \$signature__en$242  & rd4_1;
+  assign \$434  = acc4_1 + va4h_1;
+  assign \$435  = base4_1 + c4_1;
+  assign \$436  = num5_1 * 16'hd49b;
+  assign \$437  = num5_1 * 6'h3e;
+  assign \$438  = accept & first;
+  assign \$439  = \$438  & this_push;
+  assign \$440  = v6_0 & push6_0;
+  assign \$441  = \$440  & l6_0;
+  assign \$442  = v6_1 & push6_1;
+  assign \$443  = \$442  & l6_1;
+  assign \$444  = \$441  | \$443 ;
+  assign \$445  = head + 1'h1;
+  assign \$446  = filled == 3'h4;
+  assign \$447  = filled + 1'h1;
+  assign \$448  = \$446  ? 4'h4 : \$447 ;
   always @(posedge clk)
-    q <= \$434 ;
+    q <= \$449 ;
   always @(posedge clk)
-    mb <= \$435 ;
+    mb <= \$450 ;
   always @(posedge clk)
-    frame_push <= \$436 ;
+    frame_push <= \$451 ;
   always @(posedge clk)
-    frame_zero <= \$437 ;
+    frame_zero <= \$452 ;
   always @(posedge clk)
-    x <= \$438 ;
+    x <= \$453 ;
   always @(posedge clk)
-    px <= \$439 ;
+    px <= \$454 ;
   always @(posedge clk)
-    c <= \$440 ;
+    c <= \$455 ;
   always @(posedge clk)
-    y <= \$441 ;
+    y <= \$456 ;
   always @(posedge clk)
-    py <= \$442 ;
+    py <= \$457 ;
   always @(posedge clk)
-    row_base <= \$443 ;
+    row_base <= \$458 ;
   always @(posedge clk)
-    sync_error <= \$444 ;
+    sync_error <= \$459 ;
   always @(posedge clk)
-    flushing <= \$445 ;
+    \$signal$80  <= \$460 ;
   always @(posedge clk)
-    parity <= \$446 ;
+    seen_zero <= \$461 ;
   always @(posedge clk)
-    v1_0 <= \$447 ;
+    flushing <= \$462 ;
   always @(posedge clk)
-    v1_1 <= \$448 ;
+    parity <= \$463 ;
   always @(posedge clk)
-    v1_2 <= \$449 ;
+    v1_0 <= \$464 ;
   always @(posedge clk)
-    cd1_0 <= \$450 ;
+    v1_1 <= \$465 ;
   always @(posedge clk)
-    cd1_1 <= \$451 ;
+    v1_2 <= \$466 ;
   always @(posedge clk)
-    cd1_2 <= \$452 ;
+    cd1_0 <= \$467 ;
   always @(posedge clk)
-    wxa1_0 <= \$453 ;
+    cd1_1 <= \$468 ;
   always @(posedge clk)
-    wxa1_1 <= \$454 ;
+    cd1_2 <= \$469 ;
   always @(posedge clk)
-    wxa1_2 <= \$455 ;
+    wxa1_0 <= \$470 ;
   always @(posedge clk)
-    wxb1_0 <= \$456 ;
+    wxa1_1 <= \$471 ;
   always @(posedge clk)
-    wxb1_1 <= \$457 ;
+    wxa1_2 <= \$472 ;
   always @(posedge clk)
-    wxb1_2 <= \$458 ;
+    wxb1_0 <= \$473 ;
   always @(posedge clk)
-    c1_0 <= \$459 ;
+    wxb1_1 <= \$474 ;
   always @(posedge clk)
-    c1_1 <= \$460 ;
+    wxb1_2 <= \$475 ;
   always @(posedge clk)
-    c1_2 <= \$461 ;
+    c1_0 <= \$476 ;
   always @(posedge clk)
-    last1_0 <= \$462 ;
+    c1_1 <= \$477 ;
   always @(posedge clk)
-    last1_1 <= \$463 ;
+    c1_2 <= \$478 ;
   always @(posedge clk)
-    last1_2 <= \$464 ;
+    last1_0 <= \$479 ;
   always @(posedge clk)
-    x0_1 <= \$465 ;
+    last1_1 <= \$480 ;
   always @(posedge clk)
-    rd1 <= \$466 ;
+    last1_2 <= \$481 ;
   always @(posedge clk)
-    wya1 <= \$467 ;
+    x0_1 <= \$482 ;
   always @(posedge clk)
-    wyb1 <= \$468 ;
+    rd1 <= \$483 ;
   always @(posedge clk)
-    top1 <= \$469 ;
+    wya1 <= \$484 ;
   always @(posedge clk)
-    base1 <= \$470 ;
+    wyb1 <= \$485 ;
   always @(posedge clk)
-    push1 <= \$471 ;
+    top1 <= \$486 ;
   always @(posedge clk)
-    zero1 <= \$472 ;
+    base1 <= \$487 ;
   always @(posedge clk)
-    q1 <= \$473 ;
+    push1 <= \$488 ;
   always @(posedge clk)
-    mb1 <= \$474 ;
+    zero1 <= \$489 ;
   always @(posedge clk)
-    parity1 <= \$475 ;
+    q1 <= \$490 ;
   always @(posedge clk)
-    flush1 <= \$476 ;
+    mb1 <= \$491 ;
   always @(posedge clk)
-    grey1b_0 <= \$477 ;
+    parity1 <= \$492 ;
   always @(posedge clk)
-    prev1b_0 <= \$478 ;
+    flush1 <= \$493 ;
   always @(posedge clk)
-    grey1b_1 <= \$479 ;
+    grey1b_0 <= \$494 ;
   always @(posedge clk)
-    prev1b_1 <= \$480 ;
+    prev1b_0 <= \$495 ;
   always @(posedge clk)
-    grey1b_2 <= \$481 ;
+    grey1b_1 <= \$496 ;
   always @(posedge clk)
-    prev1b_2 <= \$482 ;
+    prev1b_1 <= \$497 ;
   always @(posedge clk)
-    zero1b <= \$483 ;
+    grey1b_2 <= \$498 ;
   always @(posedge clk)
-    v1b_0 <= \$484 ;
+    prev1b_2 <= \$499 ;
   always @(posedge clk)
-    v1b_1 <= \$485 ;
+    zero1b <= \$500 ;
   always @(posedge clk)
-    v1b_2 <= \$486 ;
+    v1b_0 <= \$501 ;
   always @(posedge clk)
-    cd1b_0 <= \$487 ;
+    v1b_1 <= \$502 ;
   always @(posedge clk)
-    cd1b_1 <= \$488 ;
+    v1b_2 <= \$503 ;
   always @(posedge clk)
-    cd1b_2 <= \$489 ;
+    cd1b_0 <= \$504 ;
   always @(posedge clk)
-    c1b_0 <= \$490 ;
+    cd1b_1 <= \$505 ;
   always @(posedge clk)
-    c1b_1 <= \$491 ;
+    cd1b_2 <= \$506 ;
   always @(posedge clk)
-    c1b_2 <= \$492 ;
+    c1b_0 <= \$507 ;
   always @(posedge clk)
-    last1b_0 <= \$493 ;
+    c1b_1 <= \$508 ;
   always @(posedge clk)
-    last1b_1 <= \$494 ;
+    c1b_2 <= \$509 ;
   always @(posedge clk)
-    last1b_2 <= \$495 ;
+    last1b_0 <= \$510 ;
   always @(posedge clk)
-    wxa1b_0 <= \$496 ;
+    last1b_1 <= \$511 ;
   always @(posedge clk)
-    wxa1b_1 <= \$497 ;
+    last1b_2 <= \$512 ;
   always @(posedge clk)
-    wxa1b_2 <= \$498 ;
+    wxa1b_0 <= \$513 ;
   always @(posedge clk)
-    wxb1b_0 <= \$499 ;
+    wxa1b_1 <= \$514 ;
   always @(posedge clk)
-    wxb1b_1 <= \$500 ;
+    wxa1b_2 <= \$515 ;
   always @(posedge clk)
-    wxb1b_2 <= \$501 ;
+    wxb1b_0 <= \$516 ;
   always @(posedge clk)
-    x0_1b <= \$502 ;
+    wxb1b_1 <= \$517 ;
   always @(posedge clk)
-    rd1b <= \$503 ;
+    wxb1b_2 <= \$518 ;
   always @(posedge clk)
-    wya1b <= \$504 ;
+    x0_1b <= \$519 ;
   always @(posedge clk)
-    wyb1b <= \$505 ;
+    rd1b <= \$520 ;
   always @(posedge clk)
-    top1b <= \$506 ;
+    wya1b <= \$521 ;
   always @(posedge clk)
-    base1b <= \$507 ;
+    wyb1b <= \$522 ;
   always @(posedge clk)
-    push1b <= \$508 ;
+    top1b <= \$523 ;
   always @(posedge clk)
-    pa2_0 <= \$509 ;
+    base1b <= \$524 ;
   always @(posedge clk)
-    pb2_0 <= \$510 ;
+    push1b <= \$525 ;
   always @(posedge clk)
-    pa2_1 <= \$511 ;
+    pa2_0 <= \$526 ;
   always @(posedge clk)
-    pb2_1 <= \$512 ;
+    pb2_0 <= \$527 ;
   always @(posedge clk)
-    pa2_2 <= \$513 ;
+    pa2_1 <= \$528 ;
   always @(posedge clk)
-    pb2_2 <= \$514 ;
+    pb2_1 <= \$529 ;
   always @(posedge clk)
-    v2_0 <= \$515 ;
+    pa2_2 <= \$530 ;
   always @(posedge clk)
-    c2_0 <= \$516 ;
+    pb2_2 <= \$531 ;
   always @(posedge clk)
-    c2_1 <= \$517 ;
+    v2_0 <= \$532 ;
   always @(posedge clk)
-    c2_2 <= \$518 ;
+    c2_0 <= \$533 ;
   always @(posedge clk)
-    last2_0 <= \$519 ;
+    c2_1 <= \$534 ;
   always @(posedge clk)
-    last2_1 <= \$520 ;
+    c2_2 <= \$535 ;
   always @(posedge clk)
-    last2_2 <= \$521 ;
+    last2_0 <= \$536 ;
   always @(posedge clk)
-    x0_2 <= \$522 ;
+    last2_1 <= \$537 ;
   always @(posedge clk)
-    rd2 <= \$523 ;
+    last2_2 <= \$538 ;
   always @(posedge clk)
-    wya2 <= \$524 ;
+    x0_2 <= \$539 ;
   always @(posedge clk)
-    wyb2 <= \$525 ;
+    rd2 <= \$540 ;
   always @(posedge clk)
-    top2 <= \$526 ;
+    wya2 <= \$541 ;
   always @(posedge clk)
-    base2 <= \$527 ;
+    wyb2 <= \$542 ;
   always @(posedge clk)
-    push2 <= \$528 ;
+    top2 <= \$543 ;
   always @(posedge clk)
-    head_sel0 <= \$529 ;
+    base2 <= \$544 ;
   always @(posedge clk)
-    head_sel1 <= \$530 ;
+    push2 <= \$545 ;
   always @(posedge clk)
-    head_sel2 <= \$531 ;
+    head_sel0 <= \$546 ;
   always @(posedge clk)
-    second_sel0 <= \$532 ;
+    head_sel1 <= \$547 ;
   always @(posedge clk)
-    second_sel1 <= \$533 ;
+    head_sel2 <= \$548 ;
   always @(posedge clk)
-    second_sel2 <= \$534 ;
+    second_sel0 <= \$549 ;
   always @(posedge clk)
-    second_pb0 <= \$535 ;
+    second_sel1 <= \$550 ;
   always @(posedge clk)
-    second_pb1 <= \$536 ;
+    second_sel2 <= \$551 ;
   always @(posedge clk)
-    second_pb2 <= \$537 ;
+    second_pb0 <= \$552 ;
   always @(posedge clk)
-    tail_sel0 <= \$538 ;
+    second_pb1 <= \$553 ;
   always @(posedge clk)
-    tail_sel1 <= \$539 ;
+    second_pb2 <= \$554 ;
   always @(posedge clk)
-    tail_sel2 <= \$540 ;
+    tail_sel0 <= \$555 ;
   always @(posedge clk)
-    tail_pb0 <= \$541 ;
+    tail_sel1 <= \$556 ;
   always @(posedge clk)
-    tail_pb1 <= \$542 ;
+    tail_sel2 <= \$557 ;
   always @(posedge clk)
-    tail_pb2 <= \$543 ;
+    tail_pb0 <= \$558 ;
   always @(posedge clk)
-    first_of0 <= \$544 ;
+    tail_pb1 <= \$559 ;
   always @(posedge clk)
-    first_of1 <= \$545 ;
+    tail_pb2 <= \$560 ;
   always @(posedge clk)
-    first_of2 <= \$546 ;
+    first_of0 <= \$561 ;
   always @(posedge clk)
-    second_of0 <= \$547 ;
+    first_of1 <= \$562 ;
   always @(posedge clk)
-    second_of1 <= \$548 ;
+    first_of2 <= \$563 ;
   always @(posedge clk)
-    second_of2 <= \$549 ;
+    second_of0 <= \$564 ;
   always @(posedge clk)
-    completions <= \$550 ;
+    second_of1 <= \$565 ;
   always @(posedge clk)
-    emit_first <= \$551 ;
+    second_of2 <= \$566 ;
   always @(posedge clk)
-    emit_first_col <= \$552 ;
+    completions <= \$567 ;
   always @(posedge clk)
-    emit_first_last <= \$553 ;
+    emit_first <= \$568 ;
   always @(posedge clk)
-    emit_second <= \$554 ;
+    emit_first_col <= \$569 ;
   always @(posedge clk)
-    emit_second_col <= \$555 ;
+    emit_first_last <= \$570 ;
   always @(posedge clk)
-    emit_second_last <= \$556 ;
+    emit_second <= \$571 ;
   always @(posedge clk)
-    beat_head_s <= \$557 ;
+    emit_second_col <= \$572 ;
   always @(posedge clk)
-    beat_second_s <= \$558 ;
+    emit_second_last <= \$573 ;
   always @(posedge clk)
-    beat_tail_s <= \$559 ;
+    beat_head_s <= \$574 ;
   always @(posedge clk)
-    beat_valid <= \$560 ;
+    beat_second_s <= \$575 ;
   always @(posedge clk)
-    x0_2b <= \$561 ;
+    beat_tail_s <= \$576 ;
   always @(posedge clk)
-    rd2b <= \$562 ;
+    beat_valid <= \$577 ;
   always @(posedge clk)
-    wya2b <= \$563 ;
+    x0_2b <= \$578 ;
   always @(posedge clk)
-    wyb2b <= \$564 ;
+    rd2b <= \$579 ;
   always @(posedge clk)
-    top2b <= \$565 ;
+    wya2b <= \$580 ;
   always @(posedge clk)
-    base2b <= \$566 ;
+    wyb2b <= \$581 ;
   always @(posedge clk)
-    push2b <= \$567 ;
+    top2b <= \$582 ;
   always @(posedge clk)
-    hacc <= \$568 ;
+    base2b <= \$583 ;
   always @(posedge clk)
-    v3_0 <= \$569 ;
+    push2b <= \$584 ;
   always @(posedge clk)
-    h3_0 <= \$570 ;
+    hacc <= \$585 ;
   always @(posedge clk)
-    c3_0 <= \$571 ;
+    v3_0 <= \$586 ;
   always @(posedge clk)
-    l3_0 <= \$572 ;
+    h3_0 <= \$587 ;
   always @(posedge clk)
-    rd3_0 <= \$573 ;
+    c3_0 <= \$588 ;
   always @(posedge clk)
-    wya3_0 <= \$574 ;
+    l3_0 <= \$589 ;
   always @(posedge clk)
-    wyb3_0 <= \$575 ;
+    rd3_0 <= \$590 ;
   always @(posedge clk)
-    top3_0 <= \$576 ;
+    wya3_0 <= \$591 ;
   always @(posedge clk)
-    base3_0 <= \$577 ;
+    wyb3_0 <= \$592 ;
   always @(posedge clk)
-    push3_0 <= \$578 ;
+    top3_0 <= \$593 ;
   always @(posedge clk)
-    va4_0 <= \$579 ;
+    base3_0 <= \$594 ;
   always @(posedge clk)
-    va4h_0 <= \$580 ;
+    push3_0 <= \$595 ;
   always @(posedge clk)
-    vb4_0 <= \$581 ;
+    va4_0 <= \$596 ;
   always @(posedge clk)
-    acc4_0 <= \$582 ;
+    va4h_0 <= \$597 ;
   always @(posedge clk)
-    \$signature__en$219  <= \$583 ;
+    vb4_0 <= \$598 ;
   always @(posedge clk)
-    c4_0 <= \$584 ;
+    acc4_0 <= \$599 ;
   always @(posedge clk)
-    rd4_0 <= \$585 ;
+    \$signature__en$221  <= \$600 ;
   always @(posedge clk)
-    base4_0 <= \$586 ;
+    c4_0 <= \$601 ;
   always @(posedge clk)
-    l4_0 <= \$587 ;
+    rd4_0 <= \$602 ;
   always @(posedge clk)
-    push4_0 <= \$588 ;
+    base4_0 <= \$603 ;
   always @(posedge clk)
-    v5_0 <= \$589 ;
+    l4_0 <= \$604 ;
   always @(posedge clk)
-    num5_0 <= \$590 ;
+    push4_0 <= \$605 ;
   always @(posedge clk)
-    idx5_0 <= \$591 ;
+    v5_0 <= \$606 ;
   always @(posedge clk)
-    l5_0 <= \$592 ;
+    num5_0 <= \$607 ;
   always @(posedge clk)
-    push5_0 <= \$593 ;
+    idx5_0 <= \$608 ;
   always @(posedge clk)
-    prod6_lo_0 <= \$594 ;
+    l5_0 <= \$609 ;
   always @(posedge clk)
-    prod6_hi_0 <= \$595 ;
+    push5_0 <= \$610 ;
   always @(posedge clk)
-    v6_0 <= \$596 ;
+    prod6_lo_0 <= \$611 ;
   always @(posedge clk)
-    idx6_0 <= \$597 ;
+    prod6_hi_0 <= \$612 ;
   always @(posedge clk)
-    l6_0 <= \$598 ;
+    v6_0 <= \$613 ;
   always @(posedge clk)
-    push6_0 <= \$599 ;
+    idx6_0 <= \$614 ;
   always @(posedge clk)
-    v3_1 <= \$600 ;
+    l6_0 <= \$615 ;
   always @(posedge clk)
-    h3_1 <= \$601 ;
+    push6_0 <= \$616 ;
   always @(posedge clk)
-    c3_1 <= \$602 ;
+    v3_1 <= \$617 ;
   always @(posedge clk)
-    l3_1 <= \$603 ;
+    h3_1 <= \$618 ;
   always @(posedge clk)
-    rd3_1 <= \$604 ;
+    c3_1 <= \$619 ;
   always @(posedge clk)
-    wya3_1 <= \$605 ;
+    l3_1 <= \$620 ;
   always @(posedge clk)
-    wyb3_1 <= \$606 ;
+    rd3_1 <= \$621 ;
   always @(posedge clk)
-    top3_1 <= \$607 ;
+    wya3_1 <= \$622 ;
   always @(posedge clk)
-    base3_1 <= \$608 ;
+    wyb3_1 <= \$623 ;
   always @(posedge clk)
-    push3_1 <= \$609 ;
+    top3_1 <= \$624 ;
   always @(posedge clk)
-    va4_1 <= \$610 ;
+    base3_1 <= \$625 ;
   always @(posedge clk)
-    va4h_1 <= \$611 ;
+    push3_1 <= \$626 ;
   always @(posedge clk)
-    vb4_1 <= \$612 ;
+    va4_1 <= \$627 ;
   always @(posedge clk)
-    acc4_1 <= \$613 ;
+    va4h_1 <= \$628 ;
   always @(posedge clk)
-    \$signature__en$240  <= \$614 ;
+    vb4_1 <= \$629 ;
   always @(posedge clk)
-    c4_1 <= \$615 ;
+    acc4_1 <= \$630 ;
   always @(posedge clk)
-    rd4_1 <= \$616 ;
+    \$signature__en$242  <= \$631 ;
   always @(posedge clk)
-    base4_1 <= \$617 ;
+    c4_1 <= \$632 ;
   always @(posedge clk)
-    l4_1 <= \$618 ;
+    rd4_1 <= \$633 ;
   always @(posedge clk)
-    push4_1 <= \$619 ;
+    base4_1 <= \$634 ;
   always @(posedge clk)
-    v5_1 <= \$620 ;
+    l4_1 <= \$635 ;
   always @(posedge clk)
-    num5_1 <= \$621 ;
+    push4_1 <= \$636 ;
   always @(posedge clk)
-    idx5_1 <= \$622 ;
+    v5_1 <= \$637 ;
   always @(posedge clk)
-    l5_1 <= \$623 ;
+    num5_1 <= \$638 ;
   always @(posedge clk)
-    push5_1 <= \$624 ;
+    idx5_1 <= \$639 ;
   always @(posedge clk)
-    prod6_lo_1 <= \$625 ;
+    l5_1 <= \$640 ;
   always @(posedge clk)
-    prod6_hi_1 <= \$626 ;
+    push5_1 <= \$641 ;
   always @(posedge clk)
-    v6_1 <= \$627 ;
+    prod6_lo_1 <= \$642 ;
   always @(posedge clk)
-    idx6_1 <= \$628 ;
+    prod6_hi_1 <= \$643 ;
   always @(posedge clk)
-    l6_1 <= \$629 ;
+    v6_1 <= \$644 ;
   always @(posedge clk)
-    push6_1 <= \$630 ;
+    idx6_1 <= \$645 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$631 ;
+    l6_1 <= \$646 ;
   always @(posedge clk)
-    head <= \$632 ;
+    push6_1 <= \$647 ;
   always @(posedge clk)
-    filled <= \$633 ;
+    ctl__obs_valid <= \$648 ;
   always @(posedge clk)
-    odd <= \$634 ;
+    head <= \$649 ;
+  always @(posedge clk)
+    filled <= \$650 ;
+  always @(posedge clk)
+    odd <= \$651 ;
   assign \$1  = ! x;
   assign \$2  = ! y;
   assign first = \$1  & \$2 ;
-  assign this_push = first ? ctl__push : frame_push;
-  assign this_zero = first ? ctl__zero_prev : frame_zero;
-  assign \$3  = py + 7'h54;
-  assign row_done = \$3  >= 8'hd2;
-  assign \$4  = 8'hd2 - py;
-  assign \$5  = row_done ? \$4  : 9'h054;
-  assign \$6  = py + 7'h54;
-  assign \$7  = \$6  - 8'hd2;
-  assign \$8  = row_done ? \$7  : 10'h000;
-  assign \$9  = x + 2'h3;
-  assign \$10  = \$9  <= 8'ha0;
-  assign \$11  = x + 2'h2;
-  assign \$12  = \$11  == 8'ha0;
-  assign \$13  = \$12  ? 2'h3 : 2'h1;
-  assign \$14  = \$10  ? 3'h7 : { 1'h0, \$13  };
-  assign \$15  = | n;
-  assign \$16  = y < 8'hd2;
-  assign accept = \$15  & \$16 ;
-  assign \$17  = x + n;
-  assign \$18  = \$17  >= 8'ha0;
-  assign line_done = accept & \$18 ;
-  assign \$19  = px >= 8'ha0;
-  assign \$20  = px >= 9'h140;
-  assign cols_passed0 = \$19  + \$20 ;
-  assign \$21  = px >= 7'h4c;
-  assign \$22  = px >= 8'hec;
-  assign cols_passed1 = \$21  + \$22 ;
-  assign \$23  = px >= 8'h98;
-  assign cols_passed2 = 1'h1 + \$23 ;
-  assign \$24  = px >= 7'h44;
-  assign cols_passed3 = 1'h1 + \$24 ;
-  assign \$25  = cols_passed0 == 2'h2;
-  assign \$26  = px + 11'h6c0;
-  assign \$27  = cols_passed0 == 1'h1;
-  assign \$28  = px + 10'h360;
-  assign \$29  = px + 1'h0;
-  assign \$30  = \$27  ? \$28  : { 1'h0, \$29  };
-  assign \$31  = \$25  ? \$26  : { \$30 [9], \$30  };
-  assign \$32  = cols_passed1 == 2'h2;
-  assign \$33  = px + 10'h314;
-  assign \$34  = cols_passed1 == 1'h1;
-  assign \$35  = px + 10'h3b4;
-  assign \$36  = px + 7'h54;
-  assign \$37  = \$34  ? \$35  : { 1'h0, \$36  };
-  assign \$38  = \$32  ? \$33  : \$37 ;
-  assign \$39  = cols_passed2 == 2'h2;
-  assign \$40  = px + 10'h368;
-  assign \$41  = cols_passed2 == 1'h1;
-  assign \$42  = px + 4'h8;
-  assign \$43  = px + 8'ha8;
-  assign \$44  = \$41  ? \$42  : \$43 ;
-  assign \$45  = \$39  ? \$40  : { 1'h0, \$44  };
-  assign \$46  = cols_passed3 == 2'h2;
-  assign \$47  = px + 10'h3bc;
-  assign \$48  = cols_passed3 == 1'h1;
-  assign \$49  = px + 7'h5c;
-  assign \$50  = px + 8'hfc;
-  assign \$51  = \$48  ? \$49  : \$50 ;
-  assign \$52  = \$46  ? \$47  : { 1'h0, \$51  };
-  assign \$53  = n > 1'h0;
-  assign \$54  = accept & \$53 ;
-  assign \$55  = x + 1'h0;
-  assign \$56  = \$55  < 8'ha0;
-  assign valid0 = \$54  & \$56 ;
+  assign \$3  = ~ flushing;
+  assign \$4  = first & \$3 ;
+  assign this_push = \$4  ? ctl__push : frame_push;
+  assign \$5  = ~ flushing;
+  assign \$6  = first & \$5 ;
+  assign this_zero = \$6  ? ctl__zero_prev : frame_zero;
+  assign \$7  = py + 7'h54;
+  assign row_done = \$7  >= 8'hd2;
+  assign \$8  = 8'hd2 - py;
+  assign \$9  = row_done ? \$8  : 9'h054;
+  assign \$10  = py + 7'h54;
+  assign \$11  = \$10  - 8'hd2;
+  assign \$12  = row_done ? \$11  : 10'h000;
+  assign \$13  = x + 2'h3;
+  assign \$14  = \$13  <= 8'ha0;
+  assign \$15  = x + 2'h2;
+  assign \$16  = \$15  == 8'ha0;
+  assign \$17  = \$16  ? 2'h3 : 2'h1;
+  assign \$18  = \$14  ? 3'h7 : { 1'h0, \$17  };
+  assign \$19  = | n;
+  assign \$20  = y < 8'hd2;
+  assign accept = \$19  & \$20 ;
+  assign \$21  = x + n;
+  assign \$22  = \$21  >= 8'ha0;
+  assign line_done = accept & \$22 ;
+  assign \$23  = px >= 8'ha0;
+  assign \$24  = px >= 9'h140;
+  assign cols_passed0 = \$23  + \$24 ;
+  assign \$25  = px >= 7'h4c;
+  assign \$26  = px >= 8'hec;
+  assign cols_passed1 = \$25  + \$26 ;
+  assign \$27  = px >= 8'h98;
+  assign cols_passed2 = 1'h1 + \$27 ;
+  assign \$28  = px >= 7'h44;
+  assign cols_passed3 = 1'h1 + \$28 ;
+  assign \$29  = cols_passed0 == 2'h2;
+  assign \$30  = px + 11'h6c0;
+  assign \$31  = cols_passed0 == 1'h1;
+  assign \$32  = px + 10'h360;
+  assign \$33  = px + 1'h0;
+  assign \$34  = \$31  ? \$32  : { 1'h0, \$33  };
+  assign \$35  = \$29  ? \$30  : { \$34 [9], \$34  };
+  assign \$36  = cols_passed1 == 2'h2;
+  assign \$37  = px + 10'h314;
+  assign \$38  = cols_passed1 == 1'h1;
+  assign \$39  = px + 10'h3b4;
+  assign \$40  = px + 7'h54;
+  assign \$41  = \$38  ? \$39  : { 1'h0, \$40  };
+  assign \$42  = \$36  ? \$37  : \$41 ;
+  assign \$43  = cols_passed2 == 2'h2;
+  assign \$44  = px + 10'h368;
+  assign \$45  = cols_passed2 == 1'h1;
+  assign \$46  = px + 4'h8;
+  assign \$47  = px + 8'ha8;
+  assign \$48  = \$45  ? \$46  : \$47 ;
+  assign \$49  = \$43  ? \$44  : { 1'h0, \$48  };
+  assign \$50  = cols_passed3 == 2'h2;
+  assign \$51  = px + 10'h3bc;
+  assign \$52  = cols_passed3 == 1'h1;
+  assign \$53  = px + 7'h5c;
+  assign \$54  = px + 8'hfc;
+  assign \$55  = \$52  ? \$53  : \$54 ;
+  assign \$56  = \$50  ? \$51  : { 1'h0, \$55  };
+  assign \$57  = n > 1'h0;
+  assign \$58  = accept & \$57 ;
+  assign \$59  = x + 1'h0;
+  assign \$60  = \$59  < 8'ha0;
+  assign valid0 = \$58  & \$60 ;
   assign col_done0 = cols_passed1 != cols_passed0;
-  assign \$57  = 8'ha0 - \$31 [7:0];
-  assign \$58  = col_done0 ? \$57  : 9'h054;
-  assign \$59  = col_done0 ? \$38 [7:0] : 8'h00;
-  assign \$60  = c + cols_passed0;
-  assign \$61  = x + 1'h0;
-  assign \$62  = \$61  == 8'h9f;
-  assign \$63  = y == 8'hd1;
-  assign last0 = \$62  & \$63 ;
-  assign \$64  = n > 1'h1;
-  assign \$65  = accept & \$64 ;
-  assign \$66  = x + 1'h1;
-  assign \$67  = \$66  < 8'ha0;
-  assign valid1 = \$65  & \$67 ;
+  assign \$61  = 8'ha0 - \$35 [7:0];
+  assign \$62  = col_done0 ? \$61  : 9'h054;
+  assign \$63  = col_done0 ? \$42 [7:0] : 8'h00;
+  assign \$64  = c + cols_passed0;
+  assign \$65  = x + 1'h0;
+  assign \$66  = \$65  == 8'h9f;
+  assign \$67  = y == 8'hd1;
+  assign last0 = \$66  & \$67 ;
+  assign \$68  = n > 1'h1;
+  assign \$69  = accept & \$68 ;
+  assign \$70  = x + 1'h1;
+  assign \$71  = \$70  < 8'ha0;
+  assign valid1 = \$69  & \$71 ;
   assign col_done1 = cols_passed2 != cols_passed1;
-  assign \$68  = 8'ha0 - \$38 [7:0];
-  assign \$69  = col_done1 ? \$68  : 9'h054;
-  assign \$70  = col_done1 ? \$45 [7:0] : 8'h00;
-  assign \$71  = c + cols_passed1;
-  assign \$72  = x + 1'h1;
-  assign \$73  = \$72  == 8'h9f;
-  assign \$74  = y == 8'hd1;
-  assign last1 = \$73  & \$74 ;
-  assign \$75  = n > 2'h2;
-  assign \$76  = accept & \$75 ;
-  assign \$77  = x + 2'h2;
-  assign \$78  = \$77  < 8'ha0;
-  assign valid2 = \$76  & \$78 ;
+  assign \$72  = 8'ha0 - \$42 [7:0];
+  assign \$73  = col_done1 ? \$72  : 9'h054;
+  assign \$74  = col_done1 ? \$49 [7:0] : 8'h00;
+  assign \$75  = c + cols_passed1;
+  assign \$76  = x + 1'h1;
+  assign \$77  = \$76  == 8'h9f;
+  assign \$78  = y == 8'hd1;
+  assign last1 = \$77  & \$78 ;
+  assign \$79  = n > 2'h2;
+  assign \$80  = accept & \$79 ;
+  assign \$81  = x + 2'h2;
+  assign \$82  = \$81  < 8'ha0;
+  assign valid2 = \$80  & \$82 ;
   assign col_done2 = cols_passed3 != cols_passed2;
-  assign \$79  = 8'ha0 - \$45 [7:0];
-  assign \$80  = col_done2 ? \$79  : 9'h054;
-  assign \$81  = col_done2 ? \$52 [7:0] : 8'h00;
-  assign \$82  = c + cols_passed2;
-  assign \$83  = x + 2'h2;
-  assign \$84  = \$83  == 8'h9f;
-  assign \$85  = y == 8'hd1;
-  assign last2 = \$84  & \$85 ;
-  assign \$86  = mb > 1'h0;
-  assign \$87  = q + \$86 ;
-  assign \$88  = mb > 1'h0;
-  assign \$89  = q + \$88 ;
-  assign \$90  = mb > 1'h1;
+  assign \$83  = 8'ha0 - \$49 [7:0];
+  assign \$84  = col_done2 ? \$83  : 9'h054;
+  assign \$85  = col_done2 ? \$56 [7:0] : 8'h00;
+  assign \$86  = c + cols_passed2;
+  assign \$87  = x + 2'h2;
+  assign \$88  = \$87  == 8'h9f;
+  assign \$89  = y == 8'hd1;
+  assign last2 = \$88  & \$89 ;
+  assign \$90  = mb > 1'h0;
   assign \$91  = q + \$90 ;
-  assign \$92  = mb > 1'h1;
+  assign \$92  = mb > 1'h0;
   assign \$93  = q + \$92 ;
-  assign \$94  = mb > 2'h2;
+  assign \$94  = mb > 1'h1;
   assign \$95  = q + \$94 ;
-  assign \$96  = mb > 2'h2;
+  assign \$96  = mb > 1'h1;
   assign \$97  = q + \$96 ;
-  assign \$98  = y == 8'hd2;
-  assign \$99  = ! y;
-  assign \$100  = ! x;
-  assign \$101  = \$99  & \$100 ;
-  assign \$102  = \$98  | \$101 ;
-  assign \$signal$77  = ~ \$102 ;
-  assign \$103  = src_frame_end & \$signal$77 ;
-  assign \$104  = \$103  & frame_push;
-  assign \$105  = ~ \$104 ;
-  assign \$106  = src_frame_end & \$105 ;
-  assign \$107  = y == 8'hd2;
-  assign \$108  = \$107  | ctl__clear;
-  assign \$109  = flushing & \$108 ;
-  assign ends = \$106  | \$109 ;
-  assign \$110  = parity1 ? \$signature__data$83  : \$signature__data ;
-  assign \$111  = parity1 ? \$signature__data  : \$signature__data$83 ;
-  assign \$112  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
-  assign \$113  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
-  assign \$114  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
-  assign \$115  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
-  assign grey0 = flush1 ? this_grey0 : \$signature__data$91 ;
-  assign \$116  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
-  assign \$117  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
+  assign \$98  = mb > 2'h2;
+  assign \$99  = q + \$98 ;
+  assign \$100  = mb > 2'h2;
+  assign \$101  = q + \$100 ;
+  assign \$102  = ! y;
+  assign \$103  = ! x;
+  assign \$signal$77  = \$102  & \$103 ;
+  assign \$104  = y == 8'hd2;
+  assign \$105  = \$104  | \$signal$77 ;
+  assign \$signal$78  = ~ \$105 ;
+  assign \$106  = \$signal$78  & frame_push;
+  assign \$107  = \$signal$80  | ctl__push;
+  assign \$108  = \$signal$77  & \$107 ;
+  assign \$109  = \$106  | \$108 ;
+  assign \$110  = src_frame_end & \$109 ;
+  assign \$111  = ~ \$110 ;
+  assign \$112  = src_frame_end & \$111 ;
+  assign \$113  = y == 8'hd2;
+  assign \$114  = \$113  | ctl__clear;
+  assign \$115  = flushing & \$114 ;
+  assign ends = \$112  | \$115 ;
+  assign \$116  = parity1 ? \$signature__data$85  : \$signature__data ;
+  assign \$117  = parity1 ? \$signature__data  : \$signature__data$85 ;
   assign \$118  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
   assign \$119  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
-  assign \$120  = parity1 ? \$signature__data$83  : \$signature__data ;
-  assign \$121  = parity1 ? \$signature__data  : \$signature__data$83 ;
-  assign grey1 = flush1 ? this_grey1 : \$signature__data$95 ;
+  assign \$120  = parity1 ? \$signature__data$90  : \$signature__data$89 ;
+  assign \$121  = parity1 ? \$signature__data$89  : \$signature__data$90 ;
+  assign grey0 = flush1 ? this_grey0 : \$signature__data$93 ;
   assign \$122  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
   assign \$123  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
-  assign \$124  = parity1 ? \$signature__data$83  : \$signature__data ;
-  assign \$125  = parity1 ? \$signature__data  : \$signature__data$83 ;
-  assign \$126  = parity1 ? \$signature__data$86  : \$signature__data$85 ;
-  assign \$127  = parity1 ? \$signature__data$85  : \$signature__data$86 ;
-  assign grey2 = flush1 ? this_grey2 : \$signature__data$99 ;
-  assign \$128  = q1 + 1'h0;
-  assign \$129  = ~ flush1;
-  assign \$130  = v1_0 & \$129 ;
-  assign \$131  = ! parity1;
-  assign \$132  = \$130  & \$131 ;
-  assign \$133  = q1 + 1'h0;
-  assign \$134  = ~ flush1;
-  assign \$135  = v1_0 & \$134 ;
-  assign \$137  = \$135  & \$136 ;
-  assign \$138  = q1 + 1'h0;
-  assign \$139  = ~ flush1;
-  assign \$140  = v1_1 & \$139 ;
-  assign \$141  = ! parity1;
-  assign \$142  = \$140  & \$141 ;
-  assign \$143  = q1 + 1'h0;
-  assign \$144  = ~ flush1;
-  assign \$145  = v1_1 & \$144 ;
-  assign \$147  = \$145  & \$146 ;
-  assign \$148  = q1 + 1'h0;
-  assign \$149  = ~ flush1;
-  assign \$150  = v1_2 & \$149 ;
-  assign \$151  = ! parity1;
-  assign \$152  = \$150  & \$151 ;
-  assign \$153  = q1 + 1'h0;
-  assign \$154  = ~ flush1;
-  assign \$155  = v1_2 & \$154 ;
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = q1 + 1'h1;
-  assign \$159  = ~ flush1;
-  assign \$160  = v1_2 & \$159 ;
-  assign \$161  = ! parity1;
-  assign \$162  = \$160  & \$161 ;
-  assign \$163  = q1 + 1'h1;
-  assign \$164  = ~ flush1;
-  assign \$165  = v1_2 & \$164 ;
-  assign \$167  = \$165  & \$166 ;
-  assign \$168  = q1 + 1'h0;
-  assign \$169  = ~ flush1;
-  assign \$170  = v1_0 & \$169 ;
-  assign \$171  = ! parity1;
-  assign \$172  = \$170  & \$171 ;
-  assign \$173  = q1 + 1'h0;
-  assign \$174  = ~ flush1;
-  assign \$175  = v1_0 & \$174 ;
-  assign \$177  = \$175  & \$176 ;
-  assign \$178  = q1 + 1'h0;
-  assign \$179  = ~ flush1;
-  assign \$180  = v1_1 & \$179 ;
-  assign \$181  = ! parity1;
-  assign \$182  = \$180  & \$181 ;
-  assign \$183  = q1 + 1'h0;
-  assign \$184  = ~ flush1;
-  assign \$185  = v1_1 & \$184 ;
-  assign \$187  = \$185  & \$186 ;
-  assign \$188  = q1 + 1'h1;
-  assign \$189  = ~ flush1;
-  assign \$190  = v1_1 & \$189 ;
-  assign \$191  = ! parity1;
-  assign \$192  = \$190  & \$191 ;
-  assign \$193  = q1 + 1'h1;
-  assign \$194  = ~ flush1;
-  assign \$195  = v1_1 & \$194 ;
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = q1 + 1'h1;
-  assign \$199  = ~ flush1;
-  assign \$200  = v1_2 & \$199 ;
-  assign \$201  = ! parity1;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = q1 + 1'h1;
-  assign \$204  = ~ flush1;
-  assign \$205  = v1_2 & \$204 ;
-  assign \$207  = \$205  & \$206 ;
-  assign \$208  = q1 + 1'h0;
-  assign \$209  = ~ flush1;
-  assign \$210  = v1_0 & \$209 ;
-  assign \$211  = ! parity1;
-  assign \$212  = \$210  & \$211 ;
-  assign \$213  = q1 + 1'h0;
-  assign \$214  = ~ flush1;
-  assign \$215  = v1_0 & \$214 ;
-  assign \$217  = \$215  & \$216 ;
-  assign \$218  = grey1b_0 > prev1b_0;
-  assign \$219  = zero1b | \$218 ;
-  assign g0 = \$219  ? grey1b_0 : prev1b_0;
-  assign \$220  = grey1b_1 > prev1b_1;
-  assign \$221  = zero1b | \$220 ;
-  assign g1 = \$221  ? grey1b_1 : prev1b_1;
-  assign \$222  = grey1b_2 > prev1b_2;
-  assign \$223  = zero1b | \$222 ;
-  assign g2 = \$223  ? grey1b_2 : prev1b_2;
-  assign \$224  = v1b_0 & cd1b_0;
-  assign \$225  = 1'h0 + \$224 ;
-  assign \$226  = v1b_1 & cd1b_1;
-  assign \$227  = \$225 [1:0] + \$226 ;
-  assign \$228  = v1b_2 & cd1b_2;
-  assign \$229  = \$227 [1:0] + \$228 ;
+  assign \$124  = parity1 ? \$signature__data$90  : \$signature__data$89 ;
+  assign \$125  = parity1 ? \$signature__data$89  : \$signature__data$90 ;
+  assign \$126  = parity1 ? \$signature__data$85  : \$signature__data ;
+  assign \$127  = parity1 ? \$signature__data  : \$signature__data$85 ;
+  assign grey1 = flush1 ? this_grey1 : \$signature__data$97 ;
+  assign \$128  = parity1 ? \$signature__data$90  : \$signature__data$89 ;
+  assign \$129  = parity1 ? \$signature__data$89  : \$signature__data$90 ;
+  assign \$130  = parity1 ? \$signature__data$85  : \$signature__data ;
+  assign \$131  = parity1 ? \$signature__data  : \$signature__data$85 ;
+  assign \$132  = parity1 ? \$signature__data$88  : \$signature__data$87 ;
+  assign \$133  = parity1 ? \$signature__data$87  : \$signature__data$88 ;
+  assign grey2 = flush1 ? this_grey2 : \$signature__data$101 ;
+  assign \$134  = q1 + 1'h0;
+  assign \$135  = ~ flush1;
+  assign \$136  = v1_0 & \$135 ;
+  assign \$137  = ! parity1;
+  assign \$138  = \$136  & \$137 ;
+  assign \$139  = q1 + 1'h0;
+  assign \$140  = ~ flush1;
+  assign \$141  = v1_0 & \$140 ;
+  assign \$143  = \$141  & \$142 ;
+  assign \$144  = q1 + 1'h0;
+  assign \$145  = ~ flush1;
+  assign \$146  = v1_1 & \$145 ;
+  assign \$147  = ! parity1;
+  assign \$148  = \$146  & \$147 ;
+  assign \$149  = q1 + 1'h0;
+  assign \$150  = ~ flush1;
+  assign \$151  = v1_1 & \$150 ;
+  assign \$153  = \$151  & \$152 ;
+  assign \$154  = q1 + 1'h0;
+  assign \$155  = ~ flush1;
+  assign \$156  = v1_2 & \$155 ;
+  assign \$157  = ! parity1;
+  assign \$158  = \$156  & \$157 ;
+  assign \$159  = q1 + 1'h0;
+  assign \$160  = ~ flush1;
+  assign \$161  = v1_2 & \$160 ;
+  assign \$163  = \$161  & \$162 ;
+  assign \$164  = q1 + 1'h1;
+  assign \$165  = ~ flush1;
+  assign \$166  = v1_2 & \$165 ;
+  assign \$167  = ! parity1;
+  assign \$168  = \$166  & \$167 ;
+  assign \$169  = q1 + 1'h1;
+  assign \$170  = ~ flush1;
+  assign \$171  = v1_2 & \$170 ;
+  assign \$173  = \$171  & \$172 ;
+  assign \$174  = q1 + 1'h0;
+  assign \$175  = ~ flush1;
+  assign \$176  = v1_0 & \$175 ;
+  assign \$177  = ! parity1;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = q1 + 1'h0;
+  assign \$180  = ~ flush1;
+  assign \$181  = v1_0 & \$180 ;
+  assign \$183  = \$181  & \$182 ;
+  assign \$184  = q1 + 1'h0;
+  assign \$185  = ~ flush1;
+  assign \$186  = v1_1 & \$185 ;
+  assign \$187  = ! parity1;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = q1 + 1'h0;
+  assign \$190  = ~ flush1;
+  assign \$191  = v1_1 & \$190 ;
+  assign \$193  = \$191  & \$192 ;
+  assign \$194  = q1 + 1'h1;
+  assign \$195  = ~ flush1;
+  assign \$196  = v1_1 & \$195 ;
+  assign \$197  = ! parity1;
+  assign \$198  = \$196  & \$197 ;
+  assign \$199  = q1 + 1'h1;
+  assign \$200  = ~ flush1;
+  assign \$201  = v1_1 & \$200 ;
+  assign \$203  = \$201  & \$202 ;
+  assign \$204  = q1 + 1'h1;
+  assign \$205  = ~ flush1;
+  assign \$206  = v1_2 & \$205 ;
+  assign \$207  = ! parity1;
+  assign \$208  = \$206  & \$207 ;
+  assign \$209  = q1 + 1'h1;
+  assign \$210  = ~ flush1;
+  assign \$211  = v1_2 & \$210 ;
+  assign \$213  = \$211  & \$212 ;
+  assign \$214  = q1 + 1'h0;
+  assign \$215  = ~ flush1;
+  assign \$216  = v1_0 & \$215 ;
+  assign \$217  = ! parity1;
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = q1 + 1'h0;
+  assign \$220  = ~ flush1;
+  assign \$221  = v1_0 & \$220 ;
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = grey1b_0 > prev1b_0;
+  assign \$225  = zero1b | \$224 ;
+  assign g0 = \$225  ? grey1b_0 : prev1b_0;
+  assign \$226  = grey1b_1 > prev1b_1;
+  assign \$227  = zero1b | \$226 ;
+  assign g1 = \$227  ? grey1b_1 : prev1b_1;
+  assign \$228  = grey1b_2 > prev1b_2;
+  assign \$229  = zero1b | \$228 ;
+  assign g2 = \$229  ? grey1b_2 : prev1b_2;
+  assign \$230  = v1b_0 & cd1b_0;
+  assign \$231  = 1'h0 + \$230 ;
+  assign \$232  = v1b_1 & cd1b_1;
+  assign \$233  = \$231 [1:0] + \$232 ;
+  assign \$234  = v1b_2 & cd1b_2;
+  assign \$235  = \$233 [1:0] + \$234 ;
   assign beat_head_t0 = head_sel0 ? pa2_0 : 16'h0000;
   assign beat_head_t1 = head_sel1 ? pa2_1 : 16'h0000;
   assign beat_head_t2 = head_sel2 ? pa2_2 : 16'h0000;
-  assign \$230  = beat_head_t0 ^ beat_head_t1;
-  assign \$231  = \$230  ^ beat_head_t2;
-  assign \$232  = beat_head_t0 & beat_head_t1;
-  assign \$233  = beat_head_t0 & beat_head_t2;
-  assign \$234  = \$232  | \$233 ;
-  assign \$235  = beat_head_t1 & beat_head_t2;
-  assign \$236  = \$234  | \$235 ;
-  assign \$238  = \$231  + \$237 ;
-  assign \$239  = second_pb0 ? pb2_0 : pa2_0;
-  assign beat_second_t0 = second_sel0 ? \$239  : 16'h0000;
-  assign \$240  = second_pb1 ? pb2_1 : pa2_1;
-  assign beat_second_t1 = second_sel1 ? \$240  : 16'h0000;
-  assign \$241  = second_pb2 ? pb2_2 : pa2_2;
-  assign beat_second_t2 = second_sel2 ? \$241  : 16'h0000;
-  assign \$242  = beat_second_t0 ^ beat_second_t1;
-  assign \$243  = \$242  ^ beat_second_t2;
-  assign \$244  = beat_second_t0 & beat_second_t1;
-  assign \$245  = beat_second_t0 & beat_second_t2;
-  assign \$246  = \$244  | \$245 ;
-  assign \$247  = beat_second_t1 & beat_second_t2;
-  assign \$248  = \$246  | \$247 ;
-  assign \$250  = \$243  + \$249 ;
-  assign \$251  = tail_pb0 ? pb2_0 : pa2_0;
-  assign beat_tail_t0 = tail_sel0 ? \$251  : 16'h0000;
-  assign \$252  = tail_pb1 ? pb2_1 : pa2_1;
-  assign beat_tail_t1 = tail_sel1 ? \$252  : 16'h0000;
-  assign \$253  = tail_pb2 ? pb2_2 : pa2_2;
-  assign beat_tail_t2 = tail_sel2 ? \$253  : 16'h0000;
-  assign \$254  = beat_tail_t0 ^ beat_tail_t1;
-  assign \$255  = \$254  ^ beat_tail_t2;
-  assign \$256  = beat_tail_t0 & beat_tail_t1;
-  assign \$257  = beat_tail_t0 & beat_tail_t2;
-  assign \$258  = \$256  | \$257 ;
-  assign \$259  = beat_tail_t1 & beat_tail_t2;
-  assign \$260  = \$258  | \$259 ;
-  assign \$262  = \$255  + \$261 ;
+  assign \$236  = beat_head_t0 ^ beat_head_t1;
+  assign \$237  = \$236  ^ beat_head_t2;
+  assign \$238  = beat_head_t0 & beat_head_t1;
+  assign \$239  = beat_head_t0 & beat_head_t2;
+  assign \$240  = \$238  | \$239 ;
+  assign \$241  = beat_head_t1 & beat_head_t2;
+  assign \$242  = \$240  | \$241 ;
+  assign \$244  = \$237  + \$243 ;
+  assign \$245  = second_pb0 ? pb2_0 : pa2_0;
+  assign beat_second_t0 = second_sel0 ? \$245  : 16'h0000;
+  assign \$246  = second_pb1 ? pb2_1 : pa2_1;
+  assign beat_second_t1 = second_sel1 ? \$246  : 16'h0000;
+  assign \$247  = second_pb2 ? pb2_2 : pa2_2;
+  assign beat_second_t2 = second_sel2 ? \$247  : 16'h0000;
+  assign \$248  = beat_second_t0 ^ beat_second_t1;
+  assign \$249  = \$248  ^ beat_second_t2;
+  assign \$250  = beat_second_t0 & beat_second_t1;
+  assign \$251  = beat_second_t0 & beat_second_t2;
+  assign \$252  = \$250  | \$251 ;
+  assign \$253  = beat_second_t1 & beat_second_t2;
+  assign \$254  = \$252  | \$253 ;
+  assign \$256  = \$249  + \$255 ;
+  assign \$257  = tail_pb0 ? pb2_0 : pa2_0;
+  assign beat_tail_t0 = tail_sel0 ? \$257  : 16'h0000;
+  assign \$258  = tail_pb1 ? pb2_1 : pa2_1;
+  assign beat_tail_t1 = tail_sel1 ? \$258  : 16'h0000;
+  assign \$259  = tail_pb2 ? pb2_2 : pa2_2;
+  assign beat_tail_t2 = tail_sel2 ? \$259  : 16'h0000;
+  assign \$260  = beat_tail_t0 ^ beat_tail_t1;
+  assign \$261  = \$260  ^ beat_tail_t2;
+  assign \$262  = beat_tail_t0 & beat_tail_t1;
+  assign \$263  = beat_tail_t0 & beat_tail_t2;
+  assign \$264  = \$262  | \$263 ;
+  assign \$265  = beat_tail_t1 & beat_tail_t2;
+  assign \$266  = \$264  | \$265 ;
+  assign \$268  = \$261  + \$267 ;
   assign hacc_in = x0_2b ? 16'h0000 : hacc;
-  assign \$263  = hacc_in + beat_head_s;
-  assign \$264  = ! emit_first_col[0];
-  assign \$265  = emit_first & \$264 ;
-  assign \$266  = ! emit_second_col[0];
-  assign \$267  = emit_second & \$266 ;
-  assign \$269  = emit_first & \$268 ;
-  assign \$271  = emit_second & \$270 ;
-  assign \$272  = acc4_0 + va4_0;
-  assign \$signature__data$216  = rd4_0 ? vb4_0 : \$272 [23:0];
-  assign \$274  = \$273  + prod6_lo_0;
-  assign \$276  = \$275  + idx6_0;
-  assign \$signature__en$228  = v6_0 & push6_0;
-  assign \$278  = acc4_1 + va4_1;
-  assign \$signature__data$237  = rd4_1 ? vb4_1 : \$278 [23:0];
-  assign \$280  = \$279  + prod6_lo_1;
-  assign \$282  = \$281  + idx6_1;
-  assign \$signature__en$248  = v6_1 & push6_1;
-  assign \$284  = ! filled;
-  assign \$285  = 3'h4 - filled;
-  assign \$286  = \$284  ? 4'h3 : \$285 ;
-  assign \$287  = rd__frame < \$286 [1:0];
-  assign logical = \$287  ? \$286 [1:0] : rd__frame;
-  assign \$288  = head + logical;
-  assign \$290  = \$289  + rd__index[12:1];
-  assign \$291  = head + logical;
-  assign \$293  = \$292  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$258  : \$signature__data$257 ;
-  assign \$294  = mb + n;
-  assign \$295  = \$294  >= 2'h3;
-  assign \$296  = q + \$295 ;
-  assign \$297  = mb + n;
-  assign \$298  = \$297  >= 3'h6;
-  assign \$299  = \$296  + \$298 ;
+  assign \$269  = hacc_in + beat_head_s;
+  assign \$270  = ! emit_first_col[0];
+  assign \$271  = emit_first & \$270 ;
+  assign \$272  = ! emit_second_col[0];
+  assign \$273  = emit_second & \$272 ;
+  assign \$275  = emit_first & \$274 ;
+  assign \$277  = emit_second & \$276 ;
+  assign \$278  = acc4_0 + va4_0;
+  assign \$signature__data$218  = rd4_0 ? vb4_0 : \$278 [23:0];
+  assign \$280  = \$279  + prod6_lo_0;
+  assign \$282  = \$281  + idx6_0;
+  assign \$signature__en$230  = v6_0 & push6_0;
+  assign \$284  = acc4_1 + va4_1;
+  assign \$signature__data$239  = rd4_1 ? vb4_1 : \$284 [23:0];
+  assign \$286  = \$285  + prod6_lo_1;
+  assign \$288  = \$287  + idx6_1;
+  assign \$signature__en$250  = v6_1 & push6_1;
+  assign \$290  = ! filled;
+  assign \$291  = 3'h4 - filled;
+  assign \$292  = \$290  ? 4'h3 : \$291 ;
+  assign \$293  = rd__frame < \$292 [1:0];
+  assign logical = \$293  ? \$292 [1:0] : rd__frame;
+  assign \$294  = head + logical;
+  assign \$296  = \$295  + rd__index[12:1];
+  assign \$297  = head + logical;
+  assign \$299  = \$298  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$260  : \$signature__data$259 ;
   assign \$300  = mb + n;
-  assign \$301  = mb + n;
-  assign \$302  = \$301  >= 3'h6;
+  assign \$301  = \$300  >= 2'h3;
+  assign \$302  = q + \$301 ;
   assign \$303  = mb + n;
-  assign \$304  = \$303  >= 2'h3;
-  assign \$305  = \$304  ? 2'h3 : 2'h0;
-  assign \$306  = \$302  ? 3'h6 : { 1'h0, \$305  };
-  assign \$307  = \$300  - \$306 ;
-  assign \$308  = y + 1'h1;
-  assign \$309  = py + 7'h54;
-  assign \$310  = \$309  - 8'hd2;
-  assign \$311  = row_base + 7'h54;
-  assign \$312  = py + 7'h54;
-  assign \$313  = x + n;
-  assign \$314  = c + cols_passed1;
-  assign \$315  = c + cols_passed2;
-  assign \$316  = c + cols_passed3;
-  assign \$317  = | x;
-  assign \$318  = src_line_end & \$317 ;
-  assign \$319  = ~ line_done;
-  assign \$320  = \$318  & \$319 ;
-  assign \$321  = \$320  | broken;
-  assign \$322  = x + n;
+  assign \$304  = \$303  >= 3'h6;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     if (flushing) begin
-      src_visible = \$14 ;
+      src_visible = \$18 ;
     end else begin
       src_visible = stream__visible;
     end
@@ -2418,11 +2458,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     this_grey0 = 8'h00;
     casez (mb1)
       2'h0:
-          this_grey0 = \$110 ;
+          this_grey0 = \$116 ;
       2'h1:
-          this_grey0 = \$112 ;
+          this_grey0 = \$118 ;
       2'h2:
-          this_grey0 = \$114 ;
+          this_grey0 = \$120 ;
     endcase
   end
   always @* begin
@@ -2430,11 +2470,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     last_grey0 = 8'h00;
     casez (mb1)
       2'h0:
-          last_grey0 = \$111 ;
+          last_grey0 = \$117 ;
       2'h1:
-          last_grey0 = \$113 ;
+          last_grey0 = \$119 ;
       2'h2:
-          last_grey0 = \$115 ;
+          last_grey0 = \$121 ;
     endcase
   end
   always @* begin
@@ -2442,11 +2482,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     this_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          this_grey1 = \$116 ;
+          this_grey1 = \$122 ;
       2'h1:
-          this_grey1 = \$118 ;
+          this_grey1 = \$124 ;
       2'h2:
-          this_grey1 = \$120 ;
+          this_grey1 = \$126 ;
     endcase
   end
   always @* begin
@@ -2454,11 +2494,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     last_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          last_grey1 = \$117 ;
+          last_grey1 = \$123 ;
       2'h1:
-          last_grey1 = \$119 ;
+          last_grey1 = \$125 ;
       2'h2:
-          last_grey1 = \$121 ;
+          last_grey1 = \$127 ;
     endcase
   end
   always @* begin
@@ -2466,11 +2506,11 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     this_grey2 = 8'h00;
     casez (mb1)
       2'h0:
-          this_grey2 = \$122 ;
+          this_grey2 = \$128 ;
       2'h1:
-          this_grey2 = \$124 ;
+          this_grey2 = \$130 ;
       2'h2:
-          this_grey2 = \$126 ;
+          this_grey2 = \$132 ;
     endcase
   end
   always @* begin
@@ -2478,35 +2518,35 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     last_grey2 = 8'h00;
     casez (mb1)
       2'h0:
-          last_grey2 = \$123 ;
+          last_grey2 = \$129 ;
       2'h1:
-          last_grey2 = \$125 ;
+          last_grey2 = \$131 ;
       2'h2:
-          last_grey2 = \$127 ;
+          last_grey2 = \$133 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$100  = 14'h0000;
+    \$signature__addr$102  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$100  = \$128 [13:0];
+          \$signature__addr$102  = \$134 [13:0];
       2'h1:
-          \$signature__addr$100  = \$158 [13:0];
+          \$signature__addr$102  = \$164 [13:0];
       2'h2:
-          \$signature__addr$100  = \$188 [13:0];
+          \$signature__addr$102  = \$194 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$102  = 8'h00;
+    \$signature__data$104  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$102  = \$signature__data$91 ;
+          \$signature__data$104  = \$signature__data$93 ;
       2'h1:
-          \$signature__data$102  = \$signature__data$99 ;
+          \$signature__data$104  = \$signature__data$101 ;
       2'h2:
-          \$signature__data$102  = \$signature__data$95 ;
+          \$signature__data$104  = \$signature__data$97 ;
     endcase
   end
   always @* begin
@@ -2514,191 +2554,191 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
     \$signature__en  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en  = \$132 ;
+          \$signature__en  = \$138 ;
       2'h1:
-          \$signature__en  = \$162 ;
+          \$signature__en  = \$168 ;
       2'h2:
-          \$signature__en  = \$192 ;
+          \$signature__en  = \$198 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$105  = 14'h0000;
+    \$signature__addr$107  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$105  = \$133 [13:0];
+          \$signature__addr$107  = \$139 [13:0];
       2'h1:
-          \$signature__addr$105  = \$163 [13:0];
+          \$signature__addr$107  = \$169 [13:0];
       2'h2:
-          \$signature__addr$105  = \$193 [13:0];
+          \$signature__addr$107  = \$199 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$106  = 8'h00;
+    \$signature__data$108  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$106  = \$signature__data$91 ;
+          \$signature__data$108  = \$signature__data$93 ;
       2'h1:
-          \$signature__data$106  = \$signature__data$99 ;
+          \$signature__data$108  = \$signature__data$101 ;
       2'h2:
-          \$signature__data$106  = \$signature__data$95 ;
+          \$signature__data$108  = \$signature__data$97 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$107  = 1'h0;
+    \$signature__en$109  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$107  = \$137 ;
+          \$signature__en$109  = \$143 ;
       2'h1:
-          \$signature__en$107  = \$167 ;
+          \$signature__en$109  = \$173 ;
       2'h2:
-          \$signature__en$107  = \$197 ;
+          \$signature__en$109  = \$203 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$108  = 14'h0000;
+    \$signature__addr$110  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$108  = \$138 [13:0];
+          \$signature__addr$110  = \$144 [13:0];
       2'h1:
-          \$signature__addr$108  = \$168 [13:0];
+          \$signature__addr$110  = \$174 [13:0];
       2'h2:
-          \$signature__addr$108  = \$198 [13:0];
+          \$signature__addr$110  = \$204 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$109  = 8'h00;
+    \$signature__data$111  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$109  = \$signature__data$95 ;
+          \$signature__data$111  = \$signature__data$97 ;
       2'h1:
-          \$signature__data$109  = \$signature__data$91 ;
+          \$signature__data$111  = \$signature__data$93 ;
       2'h2:
-          \$signature__data$109  = \$signature__data$99 ;
+          \$signature__data$111  = \$signature__data$101 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$110  = 1'h0;
+    \$signature__en$112  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$110  = \$142 ;
+          \$signature__en$112  = \$148 ;
       2'h1:
-          \$signature__en$110  = \$172 ;
+          \$signature__en$112  = \$178 ;
       2'h2:
-          \$signature__en$110  = \$202 ;
+          \$signature__en$112  = \$208 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$112  = 14'h0000;
+    \$signature__addr$114  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$112  = \$143 [13:0];
+          \$signature__addr$114  = \$149 [13:0];
       2'h1:
-          \$signature__addr$112  = \$173 [13:0];
+          \$signature__addr$114  = \$179 [13:0];
       2'h2:
-          \$signature__addr$112  = \$203 [13:0];
+          \$signature__addr$114  = \$209 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$113  = 8'h00;
+    \$signature__data$115  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$113  = \$signature__data$95 ;
+          \$signature__data$115  = \$signature__data$97 ;
       2'h1:
-          \$signature__data$113  = \$signature__data$91 ;
+          \$signature__data$115  = \$signature__data$93 ;
       2'h2:
-          \$signature__data$113  = \$signature__data$99 ;
+          \$signature__data$115  = \$signature__data$101 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$114  = 1'h0;
+    \$signature__en$116  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$114  = \$147 ;
+          \$signature__en$116  = \$153 ;
       2'h1:
-          \$signature__en$114  = \$177 ;
+          \$signature__en$116  = \$183 ;
       2'h2:
-          \$signature__en$114  = \$207 ;
+          \$signature__en$116  = \$213 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$115  = 14'h0000;
+    \$signature__addr$117  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$115  = \$148 [13:0];
+          \$signature__addr$117  = \$154 [13:0];
       2'h1:
-          \$signature__addr$115  = \$178 [13:0];
+          \$signature__addr$117  = \$184 [13:0];
       2'h2:
-          \$signature__addr$115  = \$208 [13:0];
+          \$signature__addr$117  = \$214 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$116  = 8'h00;
+    \$signature__data$118  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$116  = \$signature__data$99 ;
+          \$signature__data$118  = \$signature__data$101 ;
       2'h1:
-          \$signature__data$116  = \$signature__data$95 ;
+          \$signature__data$118  = \$signature__data$97 ;
       2'h2:
-          \$signature__data$116  = \$signature__data$91 ;
+          \$signature__data$118  = \$signature__data$93 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$117  = 1'h0;
+    \$signature__en$119  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$117  = \$152 ;
+          \$signature__en$119  = \$158 ;
       2'h1:
-          \$signature__en$117  = \$182 ;
+          \$signature__en$119  = \$188 ;
       2'h2:
-          \$signature__en$117  = \$212 ;
+          \$signature__en$119  = \$218 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$119  = 14'h0000;
+    \$signature__addr$121  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$119  = \$153 [13:0];
+          \$signature__addr$121  = \$159 [13:0];
       2'h1:
-          \$signature__addr$119  = \$183 [13:0];
+          \$signature__addr$121  = \$189 [13:0];
       2'h2:
-          \$signature__addr$119  = \$213 [13:0];
+          \$signature__addr$121  = \$219 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$120  = 8'h00;
+    \$signature__data$122  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$120  = \$signature__data$99 ;
+          \$signature__data$122  = \$signature__data$101 ;
       2'h1:
-          \$signature__data$120  = \$signature__data$95 ;
+          \$signature__data$122  = \$signature__data$97 ;
       2'h2:
-          \$signature__data$120  = \$signature__data$91 ;
+          \$signature__data$122  = \$signature__data$93 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$121  = 1'h0;
+    \$signature__en$123  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$121  = \$157 ;
+          \$signature__en$123  = \$163 ;
       2'h1:
-          \$signature__en$121  = \$187 ;
+          \$signature__en$123  = \$193 ;
       2'h2:
-          \$signature__en$121  = \$217 ;
+          \$signature__en$123  = \$223 ;
     endcase
   end
   always @* begin
@@ -2756,1645 +2796,1661 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit0 = 1'h0;
-    if (\$265 ) begin
+    if (\$271 ) begin
       emit0 = 1'h1;
     end
-    if (\$267 ) begin
+    if (\$273 ) begin
       emit0 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum0 = 16'h0000;
-    if (\$265 ) begin
-      esum0 = \$263 [15:0];
+    if (\$271 ) begin
+      esum0 = \$269 [15:0];
     end
-    if (\$267 ) begin
+    if (\$273 ) begin
       esum0 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol0 = 7'h00;
-    if (\$265 ) begin
+    if (\$271 ) begin
       ecol0 = emit_first_col;
     end
-    if (\$267 ) begin
+    if (\$273 ) begin
       ecol0 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast0 = 1'h0;
-    if (\$265 ) begin
+    if (\$271 ) begin
       elast0 = emit_first_last;
     end
-    if (\$267 ) begin
+    if (\$273 ) begin
       elast0 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit1 = 1'h0;
-    if (\$269 ) begin
+    if (\$275 ) begin
       emit1 = 1'h1;
     end
-    if (\$271 ) begin
+    if (\$277 ) begin
       emit1 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum1 = 16'h0000;
-    if (\$269 ) begin
-      esum1 = \$263 [15:0];
+    if (\$275 ) begin
+      esum1 = \$269 [15:0];
     end
-    if (\$271 ) begin
+    if (\$277 ) begin
       esum1 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol1 = 7'h00;
-    if (\$269 ) begin
+    if (\$275 ) begin
       ecol1 = emit_first_col;
     end
-    if (\$271 ) begin
+    if (\$277 ) begin
       ecol1 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast1 = 1'h0;
-    if (\$269 ) begin
+    if (\$275 ) begin
       elast1 = emit_first_last;
     end
-    if (\$271 ) begin
+    if (\$277 ) begin
       elast1 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = q;
+    \$449  = q;
     if (accept) begin
-      \$434  = \$299 [13:0];
+      \$449  = \$305 [13:0];
     end
     if (ends) begin
-      \$434  = 14'h0000;
+      \$449  = 14'h0000;
     end
     if (rst) begin
-      \$434  = 14'h0000;
+      \$449  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = mb;
+    \$450  = mb;
     if (accept) begin
-      \$435  = \$307 [1:0];
+      \$450  = \$313 [1:0];
     end
     if (ends) begin
-      \$435  = 2'h0;
+      \$450  = 2'h0;
     end
     if (rst) begin
-      \$435  = 2'h0;
+      \$450  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = frame_push;
+    \$451  = frame_push;
     if (accept) begin
-      if (first) begin
-        \$436  = ctl__push;
+      if (\$315 ) begin
+        \$451  = ctl__push;
       end
     end
-    if (rst) begin
-      \$436  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = frame_zero;
-    if (accept) begin
-      if (first) begin
-        \$437  = ctl__zero_prev;
+    if (src_frame_end) begin
+      if (\$signal$77 ) begin
+        \$451  = \$341 ;
       end
     end
-    if (rst) begin
-      \$437  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$438  = 8'h00;
-      end else begin
-        \$438  = \$313 [7:0];
-      end
-    end
-    if (ends) begin
-      \$438  = 8'h00;
-    end
-    if (rst) begin
-      \$438  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$439  = 8'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$439  = \$38 [7:0];
-          2'h2:
-              \$439  = \$45 [7:0];
-          2'h3:
-              \$439  = \$52 [7:0];
-        endcase
-      end
-    end
-    if (ends) begin
-      \$439  = 8'h00;
-    end
-    if (rst) begin
-      \$439  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$440  = 7'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$440  = \$314 [6:0];
-          2'h2:
-              \$440  = \$315 [6:0];
-          2'h3:
-              \$440  = \$316 [6:0];
-        endcase
-      end
-    end
-    if (ends) begin
-      \$440  = 7'h00;
-    end
-    if (rst) begin
-      \$440  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = y;
-    if (accept) begin
-      if (line_done) begin
-        \$441  = \$308 [7:0];
-      end
-    end
-    if (ends) begin
-      \$441  = 8'h00;
-    end
-    if (rst) begin
-      \$441  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = py;
-    if (accept) begin
-      if (line_done) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$442  = \$310 [7:0];
-        end else begin
-          \$442  = \$312 [7:0];
-        end
-      end
-    end
-    if (ends) begin
-      \$442  = 8'h00;
-    end
-    if (rst) begin
-      \$442  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = row_base;
-    if (accept) begin
-      if (line_done) begin
-        if (row_done) begin
-          \$443  = \$311 [12:0];
-        end
-      end
-    end
-    if (ends) begin
-      \$443  = 13'h0000;
-    end
-    if (rst) begin
-      \$443  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = sync_error;
-    if (\$325 ) begin
-      \$444  = 1'h1;
-    end
-    if (\$331 ) begin
-      \$444  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$444  = 1'h0;
-    end
-    if (rst) begin
-      \$444  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = flushing;
-    if (\$327 ) begin
-      \$445  = 1'h1;
-    end
-    if (ends) begin
-      \$445  = 1'h0;
-    end
-    if (rst) begin
-      \$445  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = parity;
-    if (ends) begin
-      \$446  = \$328 ;
-    end
-    if (rst) begin
-      \$446  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = valid0;
-    if (rst) begin
-      \$447  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = valid1;
-    if (rst) begin
-      \$448  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = valid2;
-    if (rst) begin
-      \$449  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = col_done0;
-    if (rst) begin
-      \$450  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = col_done1;
     if (rst) begin
       \$451  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = col_done2;
+    \$452  = frame_zero;
+    if (accept) begin
+      if (\$315 ) begin
+        \$452  = ctl__zero_prev;
+      end
+    end
+    if (src_frame_end) begin
+      if (\$signal$77 ) begin
+        \$452  = \$342 ;
+      end
+    end
     if (rst) begin
       \$452  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = \$58 [6:0];
+    \$453  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$453  = 8'h00;
+      end else begin
+        \$453  = \$321 [7:0];
+      end
+    end
+    if (ends) begin
+      \$453  = 8'h00;
+    end
     if (rst) begin
-      \$453  = 7'h00;
+      \$453  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = \$69 [6:0];
+    \$454  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$454  = 8'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$454  = \$42 [7:0];
+          2'h2:
+              \$454  = \$49 [7:0];
+          2'h3:
+              \$454  = \$56 [7:0];
+        endcase
+      end
+    end
+    if (ends) begin
+      \$454  = 8'h00;
+    end
     if (rst) begin
-      \$454  = 7'h00;
+      \$454  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = \$80 [6:0];
+    \$455  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$455  = 7'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$455  = \$322 [6:0];
+          2'h2:
+              \$455  = \$323 [6:0];
+          2'h3:
+              \$455  = \$324 [6:0];
+        endcase
+      end
+    end
+    if (ends) begin
+      \$455  = 7'h00;
+    end
     if (rst) begin
       \$455  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = \$59 [6:0];
+    \$456  = y;
+    if (accept) begin
+      if (line_done) begin
+        \$456  = \$316 [7:0];
+      end
+    end
+    if (ends) begin
+      \$456  = 8'h00;
+    end
     if (rst) begin
-      \$456  = 7'h00;
+      \$456  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = \$70 [6:0];
+    \$457  = py;
+    if (accept) begin
+      if (line_done) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$457  = \$318 [7:0];
+        end else begin
+          \$457  = \$320 [7:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$457  = 8'h00;
+    end
     if (rst) begin
-      \$457  = 7'h00;
+      \$457  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = \$81 [6:0];
+    \$458  = row_base;
+    if (accept) begin
+      if (line_done) begin
+        if (row_done) begin
+          \$458  = \$319 [12:0];
+        end
+      end
+    end
+    if (ends) begin
+      \$458  = 13'h0000;
+    end
     if (rst) begin
-      \$458  = 7'h00;
+      \$458  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = \$60 [6:0];
+    \$459  = sync_error;
+    if (\$333 ) begin
+      \$459  = 1'h1;
+    end
+    if (\$346 ) begin
+      \$459  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$459  = 1'h0;
+    end
     if (rst) begin
-      \$459  = 7'h00;
+      \$459  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = \$71 [6:0];
+    \$460  = \$334 ;
+    if (src_frame_end) begin
+      \$460  = 1'h0;
+    end
     if (rst) begin
-      \$460  = 7'h00;
+      \$460  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = \$82 [6:0];
+    \$461  = \$335 ;
+    if (src_frame_end) begin
+      \$461  = 1'h0;
+    end
     if (rst) begin
-      \$461  = 7'h00;
+      \$461  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = last0;
+    \$462  = flushing;
+    if (\$340 ) begin
+      \$462  = 1'h1;
+    end
+    if (ends) begin
+      \$462  = 1'h0;
+    end
     if (rst) begin
       \$462  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = last1;
+    \$463  = parity;
+    if (ends) begin
+      \$463  = \$343 ;
+    end
     if (rst) begin
       \$463  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = last2;
+    \$464  = valid0;
     if (rst) begin
       \$464  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = \$332 ;
+    \$465  = valid1;
     if (rst) begin
       \$465  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = row_done;
+    \$466  = valid2;
     if (rst) begin
       \$466  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = \$5 [6:0];
+    \$467  = col_done0;
     if (rst) begin
-      \$467  = 7'h00;
+      \$467  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = \$8 [6:0];
+    \$468  = col_done1;
     if (rst) begin
-      \$468  = 7'h00;
+      \$468  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = \$333 ;
+    \$469  = col_done2;
     if (rst) begin
       \$469  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = row_base;
+    \$470  = \$62 [6:0];
     if (rst) begin
-      \$470  = 13'h0000;
+      \$470  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = this_push;
+    \$471  = \$73 [6:0];
     if (rst) begin
-      \$471  = 1'h0;
+      \$471  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = this_zero;
+    \$472  = \$84 [6:0];
     if (rst) begin
-      \$472  = 1'h0;
+      \$472  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = q;
+    \$473  = \$63 [6:0];
     if (rst) begin
-      \$473  = 14'h0000;
+      \$473  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = mb;
+    \$474  = \$74 [6:0];
     if (rst) begin
-      \$474  = 2'h0;
+      \$474  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = parity;
+    \$475  = \$85 [6:0];
     if (rst) begin
-      \$475  = 1'h0;
+      \$475  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = flushing;
+    \$476  = \$64 [6:0];
     if (rst) begin
-      \$476  = 1'h0;
+      \$476  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = grey0;
+    \$477  = \$75 [6:0];
     if (rst) begin
-      \$477  = 8'h00;
+      \$477  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = last_grey0;
+    \$478  = \$86 [6:0];
     if (rst) begin
-      \$478  = 8'h00;
+      \$478  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = grey1;
+    \$479  = last0;
     if (rst) begin
-      \$479  = 8'h00;
+      \$479  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = last_grey1;
+    \$480  = last1;
     if (rst) begin
-      \$480  = 8'h00;
+      \$480  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = grey2;
+    \$481  = last2;
     if (rst) begin
-      \$481  = 8'h00;
+      \$481  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = last_grey2;
+    \$482  = \$347 ;
     if (rst) begin
-      \$482  = 8'h00;
+      \$482  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = zero1;
+    \$483  = row_done;
     if (rst) begin
       \$483  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = v1_0;
+    \$484  = \$9 [6:0];
     if (rst) begin
-      \$484  = 1'h0;
+      \$484  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = v1_1;
+    \$485  = \$12 [6:0];
     if (rst) begin
-      \$485  = 1'h0;
+      \$485  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = v1_2;
+    \$486  = \$348 ;
     if (rst) begin
       \$486  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = cd1_0;
+    \$487  = row_base;
     if (rst) begin
-      \$487  = 1'h0;
+      \$487  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = cd1_1;
+    \$488  = this_push;
     if (rst) begin
       \$488  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = cd1_2;
+    \$489  = this_zero;
     if (rst) begin
       \$489  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = c1_0;
+    \$490  = q;
     if (rst) begin
-      \$490  = 7'h00;
+      \$490  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = c1_1;
+    \$491  = mb;
     if (rst) begin
-      \$491  = 7'h00;
+      \$491  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = c1_2;
+    \$492  = parity;
     if (rst) begin
-      \$492  = 7'h00;
+      \$492  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = last1_0;
+    \$493  = flushing;
     if (rst) begin
       \$493  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$494  = last1_1;
+    \$494  = grey0;
     if (rst) begin
-      \$494  = 1'h0;
+      \$494  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$495  = last1_2;
+    \$495  = last_grey0;
     if (rst) begin
-      \$495  = 1'h0;
+      \$495  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$496  = wxa1_0;
+    \$496  = grey1;
     if (rst) begin
-      \$496  = 7'h00;
+      \$496  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$497  = wxa1_1;
+    \$497  = last_grey1;
     if (rst) begin
-      \$497  = 7'h00;
+      \$497  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$498  = wxa1_2;
+    \$498  = grey2;
     if (rst) begin
-      \$498  = 7'h00;
+      \$498  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$499  = wxb1_0;
+    \$499  = last_grey2;
     if (rst) begin
-      \$499  = 7'h00;
+      \$499  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$500  = wxb1_1;
+    \$500  = zero1;
     if (rst) begin
-      \$500  = 7'h00;
+      \$500  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$501  = wxb1_2;
+    \$501  = v1_0;
     if (rst) begin
-      \$501  = 7'h00;
+      \$501  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$502  = x0_1;
+    \$502  = v1_1;
     if (rst) begin
       \$502  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$503  = rd1;
+    \$503  = v1_2;
     if (rst) begin
       \$503  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$504  = wya1;
+    \$504  = cd1_0;
     if (rst) begin
-      \$504  = 7'h00;
+      \$504  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$505  = wyb1;
+    \$505  = cd1_1;
     if (rst) begin
-      \$505  = 7'h00;
+      \$505  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$506  = top1;
+    \$506  = cd1_2;
     if (rst) begin
       \$506  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$507  = base1;
+    \$507  = c1_0;
     if (rst) begin
-      \$507  = 13'h0000;
+      \$507  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$508  = push1;
+    \$508  = c1_1;
     if (rst) begin
-      \$508  = 1'h0;
+      \$508  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$509  = { 1'h0, \$334  };
+    \$509  = c1_2;
     if (rst) begin
-      \$509  = 16'h0000;
+      \$509  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$510  = { 1'h0, \$335  };
+    \$510  = last1_0;
     if (rst) begin
-      \$510  = 16'h0000;
+      \$510  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$511  = { 1'h0, \$336  };
+    \$511  = last1_1;
     if (rst) begin
-      \$511  = 16'h0000;
+      \$511  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$512  = { 1'h0, \$337  };
+    \$512  = last1_2;
     if (rst) begin
-      \$512  = 16'h0000;
+      \$512  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$513  = { 1'h0, \$338  };
+    \$513  = wxa1_0;
     if (rst) begin
-      \$513  = 16'h0000;
+      \$513  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$514  = { 1'h0, \$339  };
+    \$514  = wxa1_1;
     if (rst) begin
-      \$514  = 16'h0000;
+      \$514  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$515  = v1b_0;
+    \$515  = wxa1_2;
     if (rst) begin
-      \$515  = 1'h0;
+      \$515  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$516  = c1b_0;
+    \$516  = wxb1_0;
     if (rst) begin
       \$516  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$517  = c1b_1;
+    \$517  = wxb1_1;
     if (rst) begin
       \$517  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$518  = c1b_2;
+    \$518  = wxb1_2;
     if (rst) begin
       \$518  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$519  = last1b_0;
+    \$519  = x0_1;
     if (rst) begin
       \$519  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$520  = last1b_1;
+    \$520  = rd1;
     if (rst) begin
       \$520  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$521  = last1b_2;
+    \$521  = wya1;
     if (rst) begin
-      \$521  = 1'h0;
+      \$521  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$522  = x0_1b;
+    \$522  = wyb1;
     if (rst) begin
-      \$522  = 1'h0;
+      \$522  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$523  = rd1b;
+    \$523  = top1;
     if (rst) begin
       \$523  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$524  = wya1b;
+    \$524  = base1;
     if (rst) begin
-      \$524  = 7'h00;
+      \$524  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$525  = wyb1b;
+    \$525  = push1;
     if (rst) begin
-      \$525  = 7'h00;
+      \$525  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$526  = top1b;
+    \$526  = { 1'h0, \$349  };
     if (rst) begin
-      \$526  = 1'h0;
+      \$526  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$527  = base1b;
+    \$527  = { 1'h0, \$350  };
     if (rst) begin
-      \$527  = 13'h0000;
+      \$527  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$528  = push1b;
+    \$528  = { 1'h0, \$351  };
     if (rst) begin
-      \$528  = 1'h0;
+      \$528  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$529  = \$341 ;
+    \$529  = { 1'h0, \$352  };
     if (rst) begin
-      \$529  = 1'h0;
+      \$529  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$530  = \$343 ;
+    \$530  = { 1'h0, \$353  };
     if (rst) begin
-      \$530  = 1'h0;
+      \$530  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$531  = \$345 ;
+    \$531  = { 1'h0, \$354  };
     if (rst) begin
-      \$531  = 1'h0;
+      \$531  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$532  = \$351 ;
+    \$532  = v1b_0;
     if (rst) begin
       \$532  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$533  = \$357 ;
+    \$533  = c1b_0;
     if (rst) begin
-      \$533  = 1'h0;
+      \$533  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$534  = \$363 ;
+    \$534  = c1b_1;
     if (rst) begin
-      \$534  = 1'h0;
+      \$534  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$535  = \$364 ;
+    \$535  = c1b_2;
     if (rst) begin
-      \$535  = 1'h0;
+      \$535  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$536  = \$365 ;
+    \$536  = last1b_0;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$537  = \$366 ;
+    \$537  = last1b_1;
     if (rst) begin
       \$537  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$538  = \$370 ;
+    \$538  = last1b_2;
     if (rst) begin
       \$538  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$539  = \$374 ;
+    \$539  = x0_1b;
     if (rst) begin
       \$539  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$540  = \$378 ;
+    \$540  = rd1b;
     if (rst) begin
       \$540  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$541  = \$379 ;
+    \$541  = wya1b;
     if (rst) begin
-      \$541  = 1'h0;
+      \$541  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$542  = \$380 ;
+    \$542  = wyb1b;
     if (rst) begin
-      \$542  = 1'h0;
+      \$542  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$543  = \$381 ;
+    \$543  = top1b;
     if (rst) begin
       \$543  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$544  = \$384 ;
+    \$544  = base1b;
     if (rst) begin
-      \$544  = 1'h0;
+      \$544  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$545  = \$387 ;
+    \$545  = push1b;
     if (rst) begin
       \$545  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$546  = \$390 ;
+    \$546  = \$356 ;
     if (rst) begin
       \$546  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$547  = \$393 ;
+    \$547  = \$358 ;
     if (rst) begin
       \$547  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$548  = \$396 ;
+    \$548  = \$360 ;
     if (rst) begin
       \$548  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$549  = \$399 ;
+    \$549  = \$366 ;
     if (rst) begin
       \$549  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$550  = \$229 [1:0];
+    \$550  = \$372 ;
     if (rst) begin
-      \$550  = 2'h0;
+      \$550  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$551  = \$400 ;
+    \$551  = \$378 ;
     if (rst) begin
       \$551  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$552  = first_col;
+    \$552  = \$379 ;
     if (rst) begin
-      \$552  = 7'h00;
+      \$552  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$553  = first_last;
+    \$553  = \$380 ;
     if (rst) begin
       \$553  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$554  = \$401 ;
+    \$554  = \$381 ;
     if (rst) begin
       \$554  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$555  = second_col;
+    \$555  = \$385 ;
     if (rst) begin
-      \$555  = 7'h00;
+      \$555  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$556  = second_last;
+    \$556  = \$389 ;
     if (rst) begin
       \$556  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$557  = \$238 [15:0];
+    \$557  = \$393 ;
     if (rst) begin
-      \$557  = 16'h0000;
+      \$557  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$558  = \$250 [15:0];
+    \$558  = \$394 ;
     if (rst) begin
-      \$558  = 16'h0000;
+      \$558  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$559  = \$262 [15:0];
+    \$559  = \$395 ;
     if (rst) begin
-      \$559  = 16'h0000;
+      \$559  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$560  = v2_0;
+    \$560  = \$396 ;
     if (rst) begin
       \$560  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$561  = x0_2;
+    \$561  = \$399 ;
     if (rst) begin
       \$561  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$562  = rd2;
+    \$562  = \$402 ;
     if (rst) begin
       \$562  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$563  = wya2;
+    \$563  = \$405 ;
     if (rst) begin
-      \$563  = 7'h00;
+      \$563  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$564  = wyb2;
+    \$564  = \$408 ;
     if (rst) begin
-      \$564  = 7'h00;
+      \$564  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$565  = top2;
+    \$565  = \$411 ;
     if (rst) begin
       \$565  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$566  = base2;
+    \$566  = \$414 ;
     if (rst) begin
-      \$566  = 13'h0000;
+      \$566  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$567  = push2;
+    \$567  = \$235 [1:0];
     if (rst) begin
-      \$567  = 1'h0;
+      \$567  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$568  = hacc;
-    if (beat_valid) begin
-      \$568  = \$402 ;
-    end
+    \$568  = \$415 ;
     if (rst) begin
-      \$568  = 16'h0000;
+      \$568  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$569  = emit0;
+    \$569  = first_col;
     if (rst) begin
-      \$569  = 1'h0;
+      \$569  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$570  = esum0;
+    \$570  = first_last;
     if (rst) begin
-      \$570  = 16'h0000;
+      \$570  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$571  = ecol0;
+    \$571  = \$416 ;
     if (rst) begin
-      \$571  = 7'h00;
+      \$571  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$572  = elast0;
+    \$572  = second_col;
     if (rst) begin
-      \$572  = 1'h0;
+      \$572  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$573  = rd2b;
+    \$573  = second_last;
     if (rst) begin
       \$573  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$574  = wya2b;
+    \$574  = \$244 [15:0];
     if (rst) begin
-      \$574  = 7'h00;
+      \$574  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$575  = wyb2b;
+    \$575  = \$256 [15:0];
     if (rst) begin
-      \$575  = 7'h00;
+      \$575  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$576  = top2b;
+    \$576  = \$268 [15:0];
     if (rst) begin
-      \$576  = 1'h0;
+      \$576  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$577  = base2b;
+    \$577  = v2_0;
     if (rst) begin
-      \$577  = 13'h0000;
+      \$577  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$578  = push2b;
+    \$578  = x0_2;
     if (rst) begin
       \$578  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$579  = { 1'h0, \$403  };
+    \$579  = rd2;
     if (rst) begin
-      \$579  = 24'h000000;
+      \$579  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$580  = \$405 ;
+    \$580  = wya2;
     if (rst) begin
-      \$580  = 24'h000000;
+      \$580  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$581  = { 1'h0, \$406  };
+    \$581  = wyb2;
     if (rst) begin
-      \$581  = 24'h000000;
+      \$581  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$582  = \$407 ;
+    \$582  = top2;
     if (rst) begin
-      \$582  = 24'h000000;
+      \$582  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$583  = v3_0;
+    \$583  = base2;
     if (rst) begin
-      \$583  = 1'h0;
+      \$583  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$584  = c3_0;
+    \$584  = push2;
     if (rst) begin
-      \$584  = 7'h00;
+      \$584  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$585  = rd3_0;
+    \$585  = hacc;
+    if (beat_valid) begin
+      \$585  = \$417 ;
+    end
     if (rst) begin
-      \$585  = 1'h0;
+      \$585  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$586  = base3_0;
+    \$586  = emit0;
     if (rst) begin
-      \$586  = 13'h0000;
+      \$586  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$587  = l3_0;
+    \$587  = esum0;
     if (rst) begin
-      \$587  = 1'h0;
+      \$587  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$588  = push3_0;
+    \$588  = ecol0;
     if (rst) begin
-      \$588  = 1'h0;
+      \$588  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$589  = \$408 ;
+    \$589  = elast0;
     if (rst) begin
       \$589  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$590  = \$409 [23:0];
+    \$590  = rd2b;
     if (rst) begin
-      \$590  = 24'h000000;
+      \$590  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$591  = \$410 [12:1];
+    \$591  = wya2b;
     if (rst) begin
-      \$591  = 12'h000;
+      \$591  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$592  = l4_0;
+    \$592  = wyb2b;
     if (rst) begin
-      \$592  = 1'h0;
+      \$592  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$593  = push4_0;
+    \$593  = top2b;
     if (rst) begin
       \$593  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$594  = { 1'h0, \$411  };
+    \$594  = base2b;
     if (rst) begin
-      \$594  = 41'h00000000000;
+      \$594  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$595  = \$412 ;
+    \$595  = push2b;
     if (rst) begin
-      \$595  = 30'h00000000;
+      \$595  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$596  = v5_0;
+    \$596  = { 1'h0, \$418  };
     if (rst) begin
-      \$596  = 1'h0;
+      \$596  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$597  = idx5_0;
+    \$597  = \$420 ;
     if (rst) begin
-      \$597  = 12'h000;
+      \$597  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$598  = l5_0;
+    \$598  = { 1'h0, \$421  };
     if (rst) begin
-      \$598  = 1'h0;
+      \$598  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$599  = push5_0;
+    \$599  = \$422 ;
     if (rst) begin
-      \$599  = 1'h0;
+      \$599  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$600  = emit1;
+    \$600  = v3_0;
     if (rst) begin
       \$600  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$601  = esum1;
+    \$601  = c3_0;
     if (rst) begin
-      \$601  = 16'h0000;
+      \$601  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$602  = ecol1;
+    \$602  = rd3_0;
     if (rst) begin
-      \$602  = 7'h00;
+      \$602  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$603  = elast1;
+    \$603  = base3_0;
     if (rst) begin
-      \$603  = 1'h0;
+      \$603  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$604  = rd2b;
+    \$604  = l3_0;
     if (rst) begin
       \$604  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$605  = wya2b;
+    \$605  = push3_0;
     if (rst) begin
-      \$605  = 7'h00;
+      \$605  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$606  = wyb2b;
+    \$606  = \$423 ;
     if (rst) begin
-      \$606  = 7'h00;
+      \$606  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$607  = top2b;
+    \$607  = \$424 [23:0];
     if (rst) begin
-      \$607  = 1'h0;
+      \$607  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$608  = base2b;
+    \$608  = \$425 [12:1];
     if (rst) begin
-      \$608  = 13'h0000;
+      \$608  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$609  = push2b;
+    \$609  = l4_0;
     if (rst) begin
       \$609  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$610  = { 1'h0, \$413  };
+    \$610  = push4_0;
     if (rst) begin
-      \$610  = 24'h000000;
+      \$610  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$611  = \$415 ;
+    \$611  = { 1'h0, \$426  };
     if (rst) begin
-      \$611  = 24'h000000;
+      \$611  = 41'h00000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$612  = { 1'h0, \$416  };
+    \$612  = \$427 ;
     if (rst) begin
-      \$612  = 24'h000000;
+      \$612  = 30'h00000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$613  = \$417 ;
+    \$613  = v5_0;
     if (rst) begin
-      \$613  = 24'h000000;
+      \$613  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$614  = v3_1;
+    \$614  = idx5_0;
     if (rst) begin
-      \$614  = 1'h0;
+      \$614  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$615  = c3_1;
+    \$615  = l5_0;
     if (rst) begin
-      \$615  = 7'h00;
+      \$615  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$616  = rd3_1;
+    \$616  = push5_0;
     if (rst) begin
       \$616  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$617  = base3_1;
+    \$617  = emit1;
     if (rst) begin
-      \$617  = 13'h0000;
+      \$617  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$618  = l3_1;
+    \$618  = esum1;
     if (rst) begin
-      \$618  = 1'h0;
+      \$618  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$619  = push3_1;
+    \$619  = ecol1;
     if (rst) begin
-      \$619  = 1'h0;
+      \$619  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$620  = \$418 ;
+    \$620  = elast1;
     if (rst) begin
       \$620  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$621  = \$419 [23:0];
+    \$621  = rd2b;
     if (rst) begin
-      \$621  = 24'h000000;
+      \$621  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$622  = \$420 [12:1];
+    \$622  = wya2b;
     if (rst) begin
-      \$622  = 12'h000;
+      \$622  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$623  = l4_1;
+    \$623  = wyb2b;
     if (rst) begin
-      \$623  = 1'h0;
+      \$623  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$624  = push4_1;
+    \$624  = top2b;
     if (rst) begin
       \$624  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$625  = { 1'h0, \$421  };
+    \$625  = base2b;
     if (rst) begin
-      \$625  = 41'h00000000000;
+      \$625  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$626  = \$422 ;
+    \$626  = push2b;
     if (rst) begin
-      \$626  = 30'h00000000;
+      \$626  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$627  = v5_1;
+    \$627  = { 1'h0, \$428  };
     if (rst) begin
-      \$627  = 1'h0;
+      \$627  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$628  = idx5_1;
+    \$628  = \$430 ;
     if (rst) begin
-      \$628  = 12'h000;
+      \$628  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$629  = l5_1;
+    \$629  = { 1'h0, \$431  };
     if (rst) begin
-      \$629  = 1'h0;
+      \$629  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$630  = push5_1;
+    \$630  = \$432 ;
     if (rst) begin
-      \$630  = 1'h0;
+      \$630  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$631  = ctl__obs_valid;
-    if (\$424 ) begin
-      \$631  = 1'h0;
-    end
-    if (\$429 ) begin
-      \$631  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$631  = 1'h0;
-    end
+    \$631  = v3_1;
     if (rst) begin
       \$631  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$632  = head;
-    if (\$429 ) begin
-      \$632  = \$430 [1:0];
+    \$632  = c3_1;
+    if (rst) begin
+      \$632  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$633  = rd3_1;
+    if (rst) begin
+      \$633  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$634  = base3_1;
+    if (rst) begin
+      \$634  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$635  = l3_1;
+    if (rst) begin
+      \$635  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$636  = push3_1;
+    if (rst) begin
+      \$636  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$637  = \$433 ;
+    if (rst) begin
+      \$637  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$638  = \$434 [23:0];
+    if (rst) begin
+      \$638  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$639  = \$435 [12:1];
+    if (rst) begin
+      \$639  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$640  = l4_1;
+    if (rst) begin
+      \$640  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$641  = push4_1;
+    if (rst) begin
+      \$641  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$642  = { 1'h0, \$436  };
+    if (rst) begin
+      \$642  = 41'h00000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$643  = \$437 ;
+    if (rst) begin
+      \$643  = 30'h00000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$644  = v5_1;
+    if (rst) begin
+      \$644  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$645  = idx5_1;
+    if (rst) begin
+      \$645  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$646  = l5_1;
+    if (rst) begin
+      \$646  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$647  = push5_1;
+    if (rst) begin
+      \$647  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$648  = ctl__obs_valid;
+    if (\$439 ) begin
+      \$648  = 1'h0;
+    end
+    if (\$444 ) begin
+      \$648  = 1'h1;
     end
     if (ctl__clear) begin
-      \$632  = 2'h0;
+      \$648  = 1'h0;
     end
     if (rst) begin
-      \$632  = 2'h0;
+      \$648  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$633  = filled;
-    if (\$429 ) begin
-      \$633  = \$433 [2:0];
+    \$649  = head;
+    if (\$444 ) begin
+      \$649  = \$445 [1:0];
     end
     if (ctl__clear) begin
-      \$633  = 3'h0;
+      \$649  = 2'h0;
     end
     if (rst) begin
-      \$633  = 3'h0;
+      \$649  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$634  = rd__index[0];
+    \$650  = filled;
+    if (\$444 ) begin
+      \$650  = \$448 [2:0];
+    end
+    if (ctl__clear) begin
+      \$650  = 3'h0;
+    end
     if (rst) begin
-      \$634  = 1'h0;
+      \$650  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$275  = 14'h0000;
-      2'h1:
-          \$275  = 14'h0dc8;
-      2'h2:
-          \$275  = 14'h1b90;
-      2'h3:
-          \$275  = 14'h2958;
-    endcase
+    \$651  = rd__index[0];
+    if (rst) begin
+      \$651  = 1'h0;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
@@ -4413,112 +4469,126 @@ module preprocessor_cc3(stream__visible, stream__line_end, stream__frame_end, ct
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$288 [1:0])
+    casez (head)
       2'h0:
-          \$289  = 14'h0000;
+          \$287  = 14'h0000;
       2'h1:
-          \$289  = 14'h0dc8;
+          \$287  = 14'h0dc8;
       2'h2:
-          \$289  = 14'h1b90;
+          \$287  = 14'h1b90;
       2'h3:
-          \$289  = 14'h2958;
+          \$287  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$291 [1:0])
+    casez (\$294 [1:0])
       2'h0:
-          \$292  = 14'h0000;
+          \$295  = 14'h0000;
       2'h1:
-          \$292  = 14'h0dc8;
+          \$295  = 14'h0dc8;
       2'h2:
-          \$292  = 14'h1b90;
+          \$295  = 14'h1b90;
       2'h3:
-          \$292  = 14'h2958;
+          \$295  = 14'h2958;
     endcase
   end
-  assign \$signal  = \$5 [6:0];
-  assign wyb = \$8 [6:0];
-  assign px_at0 = \$31 [7:0];
-  assign px_at1 = \$38 [7:0];
-  assign px_at2 = \$45 [7:0];
-  assign px_at3 = \$52 [7:0];
-  assign wxa0 = \$58 [6:0];
-  assign wxb0 = \$59 [6:0];
-  assign col0 = \$60 [6:0];
-  assign wxa1 = \$69 [6:0];
-  assign wxb1 = \$70 [6:0];
-  assign col1 = \$71 [6:0];
-  assign wxa2 = \$80 [6:0];
-  assign wxb2 = \$81 [6:0];
-  assign col2 = \$82 [6:0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$297 [1:0])
+      2'h0:
+          \$298  = 14'h0000;
+      2'h1:
+          \$298  = 14'h0dc8;
+      2'h2:
+          \$298  = 14'h1b90;
+      2'h3:
+          \$298  = 14'h2958;
+    endcase
+  end
+  assign \$signal  = \$9 [6:0];
+  assign wyb = \$12 [6:0];
+  assign px_at0 = \$35 [7:0];
+  assign px_at1 = \$42 [7:0];
+  assign px_at2 = \$49 [7:0];
+  assign px_at3 = \$56 [7:0];
+  assign wxa0 = \$62 [6:0];
+  assign wxb0 = \$63 [6:0];
+  assign col0 = \$64 [6:0];
+  assign wxa1 = \$73 [6:0];
+  assign wxb1 = \$74 [6:0];
+  assign col1 = \$75 [6:0];
+  assign wxa2 = \$84 [6:0];
+  assign wxb2 = \$85 [6:0];
+  assign col2 = \$86 [6:0];
   assign \$signature__addr  = pix0;
   assign \$signature__addr$67  = pix1;
   assign \$signature__addr$68  = pix2;
-  assign \$signature__addr$69  = \$87 [13:0];
-  assign \$signature__addr$72  = \$89 [13:0];
-  assign \$signature__addr$73  = \$91 [13:0];
-  assign \$signature__addr$74  = \$93 [13:0];
-  assign \$signature__addr$75  = \$95 [13:0];
-  assign \$signature__addr$76  = \$97 [13:0];
-  assign completions_before1 = \$225 [1:0];
-  assign completions_before2 = \$227 [1:0];
-  assign completions_before3 = \$229 [1:0];
-  assign beat_head = \$238 [15:0];
-  assign beat_second = \$250 [15:0];
-  assign beat_tail = \$262 [15:0];
-  assign hsum = \$263 [15:0];
-  assign \$signature__addr$210  = ecol0[6:1];
-  assign tot0 = \$272 [23:0];
-  assign \$signature__addr$214  = c4_0[6:1];
-  assign v4_0 = \$signature__en$219 ;
-  assign prod6_0 = \$274 [47:0];
-  assign \$signature__addr$224  = \$276 [13:0];
-  assign \$signature__data$227  = \$277 [7:0];
-  assign \$signature__addr$231  = ecol1[6:1];
-  assign tot1 = \$278 [23:0];
-  assign \$signature__addr$235  = c4_1[6:1];
-  assign v4_1 = \$signature__en$240 ;
-  assign prod6_1 = \$280 [47:0];
-  assign \$signature__addr$245  = \$282 [13:0];
-  assign \$signature__data$247  = \$283 [7:0];
-  assign oldest = \$286 [1:0];
-  assign \$signature__addr$254  = \$290 [13:0];
-  assign \$signature__addr$255  = \$293 [13:0];
+  assign \$signature__addr$69  = \$91 [13:0];
+  assign \$signature__addr$72  = \$93 [13:0];
+  assign \$signature__addr$73  = \$95 [13:0];
+  assign \$signature__addr$74  = \$97 [13:0];
+  assign \$signature__addr$75  = \$99 [13:0];
+  assign \$signature__addr$76  = \$101 [13:0];
+  assign completions_before1 = \$231 [1:0];
+  assign completions_before2 = \$233 [1:0];
+  assign completions_before3 = \$235 [1:0];
+  assign beat_head = \$244 [15:0];
+  assign beat_second = \$256 [15:0];
+  assign beat_tail = \$268 [15:0];
+  assign hsum = \$269 [15:0];
+  assign \$signature__addr$212  = ecol0[6:1];
+  assign tot0 = \$278 [23:0];
+  assign \$signature__addr$216  = c4_0[6:1];
+  assign v4_0 = \$signature__en$221 ;
+  assign prod6_0 = \$280 [47:0];
+  assign \$signature__addr$226  = \$282 [13:0];
+  assign \$signature__data$229  = \$283 [7:0];
+  assign \$signature__addr$233  = ecol1[6:1];
+  assign tot1 = \$284 [23:0];
+  assign \$signature__addr$237  = c4_1[6:1];
+  assign v4_1 = \$signature__en$242 ;
+  assign prod6_1 = \$286 [47:0];
+  assign \$signature__addr$247  = \$288 [13:0];
+  assign \$signature__data$249  = \$289 [7:0];
+  assign oldest = \$292 [1:0];
+  assign \$signature__addr$256  = \$296 [13:0];
+  assign \$signature__addr$257  = \$299 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
   assign \src_pixel[0]  = src_pixel[7:0];
   assign \src_pixel[1]  = src_pixel[15:8];
   assign \src_pixel[2]  = src_pixel[23:16];
-  assign \$136  = parity1;
-  assign \$146  = parity1;
-  assign \$156  = parity1;
-  assign \$166  = parity1;
-  assign \$176  = parity1;
-  assign \$186  = parity1;
-  assign \$196  = parity1;
-  assign \$206  = parity1;
-  assign \$216  = parity1;
-  assign \$237  = { \$236 , 1'h0 };
-  assign \$249  = { \$248 , 1'h0 };
-  assign \$261  = { \$260 , 1'h0 };
-  assign \$268  = emit_first_col[0];
-  assign \$270  = emit_second_col[0];
-  assign \$273  = { 14'h0000, prod6_hi_0, 17'h00000 };
-  assign \$277  = { 38'h0000000000, \$274 [47:38] };
-  assign \$279  = { 14'h0000, prod6_hi_1, 17'h00000 };
+  assign \$142  = parity1;
+  assign \$152  = parity1;
+  assign \$162  = parity1;
+  assign \$172  = parity1;
+  assign \$182  = parity1;
+  assign \$192  = parity1;
+  assign \$202  = parity1;
+  assign \$212  = parity1;
+  assign \$222  = parity1;
+  assign \$243  = { \$242 , 1'h0 };
+  assign \$255  = { \$254 , 1'h0 };
+  assign \$267  = { \$266 , 1'h0 };
+  assign \$274  = emit_first_col[0];
+  assign \$276  = emit_second_col[0];
+  assign \$279  = { 14'h0000, prod6_hi_0, 17'h00000 };
   assign \$283  = { 38'h0000000000, \$280 [47:38] };
-  assign \$340  = 1'h1;
-  assign \$341  = v1b_0;
-  assign \$347  = 1'h1;
-  assign \$348  = \$346 ;
-  assign \$349  = 1'h0;
-  assign \$350  = \$346 ;
-  assign \$364  = 1'h1;
-  assign \$383  = 1'h1;
-  assign \$384  = \$382 ;
-  assign \$392  = 1'h0;
-  assign \$393  = 1'h0;
+  assign \$285  = { 14'h0000, prod6_hi_1, 17'h00000 };
+  assign \$289  = { 38'h0000000000, \$286 [47:38] };
+  assign \$355  = 1'h1;
+  assign \$356  = v1b_0;
+  assign \$362  = 1'h1;
+  assign \$363  = \$361 ;
+  assign \$364  = 1'h0;
+  assign \$365  = \$361 ;
+  assign \$379  = 1'h1;
+  assign \$398  = 1'h1;
+  assign \$399  = \$397 ;
+  assign \$407  = 1'h0;
+  assign \$408  = 1'h0;
 endmodule

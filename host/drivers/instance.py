@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nc2600.hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
+from nc2600.hls_models.frame_skip import FRAME_SKIP, PaddleMode, noop_frames, paddle_direction, paddle_needed
 from nc2600.hls_models.registers import ENUMS, INSTANCE as R
 from nc2600.host.drivers.engine import EngineConfig  # noqa: F401  (the driver's engine, re-exported)
 
@@ -260,7 +260,7 @@ class MmioConsolePort:
 
     def set_inputs(self, swcha: int = R.INPUTS.swcha.reset, swchb: int = R.INPUTS.swchb.reset,
                    inpt4: int = R.INPUTS.inpt4.reset, inpt5: int = R.INPUTS.inpt5.reset,
-                   paddle_needed=(0, 0, 0, 0), paddle_mode=(2, 2, 2, 2)) -> None:
+                   paddle_needed=(0, 0, 0, 0), paddle_mode=(PaddleMode.NONE,) * 4) -> None:
         word = R.INPUTS.pack(swcha=int(swcha), swchb=int(swchb), inpt4=int(inpt4), inpt5=int(inpt5),
                              **{f"paddle_mode{i}": int(v) for i, v in enumerate(paddle_mode)})
         key = (word, tuple(int(v) for v in paddle_needed))
@@ -392,12 +392,11 @@ class InstanceEpisodeRunner:
             self.d.write(R.PADDLE_START, value=console.paddle[0])
             self.d.write(R.PADDLE_FIXED, value=paddle_needed(console.paddle[1]))
         else:
-            # no paddle (the register's reset mode, 2): the pot pins never charge, INPT0-3 bit 7
-            # reads 0 as ALE 0.12 reads a joystick port's (Air Raid reads INPT0 into a colour)
-            self.d.write(R.PADDLE_CFG, enable=0, swap=0, **{f"mode{i}": R.PADDLE_CFG[f"mode{i}"].reset
-                                                             for i in range(4)})
+            # no paddle (PaddleMode.NONE, the register's reset mode): the pot pins never charge,
+            # INPT0-3 bit 7 reads 0 as ALE 0.12 reads a joystick port's (Air Raid reads INPT0 into a colour)
+            self.d.write(R.PADDLE_CFG, enable=0, swap=0, **{f"mode{i}": PaddleMode.NONE for i in range(4)})
         # the episode's console switches; the manual-frame fields at their reset values
-        # (joystick released, buttons up, paddle modes 2)
+        # (joystick released, buttons up, no paddle)
         self.d.write(R.INPUTS, swchb=console.swchb)
 
     def trace_next_episode(self, path, cycles: int, after: int = 0) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from nc2600.hls_models.cartridge import cartridge_image
-from nc2600.hls_models.frame_skip import paddle_direction, paddle_needed, paddle_step
+from nc2600.hls_models.frame_skip import PaddleMode, paddle_direction, paddle_needed, paddle_step
 from nc2600.hwtools.console_harness import ConsoleSim, FrameResult
 from nc2600.hls_models.platform import DEFAULT_COLOUR_CLOCKS
 
@@ -79,13 +79,13 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
         swcha &= ~(0x40 if swap else 0x80)
     if a == RESET_ACTION:
         swchb &= ~0x01
-    right = 1 if right_paddles else 2
+    right = PaddleMode.CHARGED if right_paddles else PaddleMode.NONE
     if resistance is None:
-        needed, mode = (0, 0, 0, 0), (1, 1, right, right)
+        needed, mode = (0, 0, 0, 0), (PaddleMode.CHARGED, PaddleMode.CHARGED, right, right)
     else:
         n0, n1 = paddle_needed(resistance[0]), paddle_needed(resistance[1])
         needed = (n1, n0, 0, 0) if swap else (n0, n1, 0, 0)
-        mode = (0, 0, right, right)
+        mode = (PaddleMode.TIMING, PaddleMode.TIMING, right, right)
     return {"swcha": swcha, "swchb": swchb, "inpt4": 1, "inpt5": 1, "paddle_needed": needed,
             "paddle_mode": mode}
 

@@ -37,6 +37,7 @@ inline void idle_inputs(Vpreprocessor* t) {
   t->stream___05Fline_end = 0;
   t->stream___05Fframe_end = 0;
   t->ctl___05Fclear = 0;
+  t->ctl___05Fpush = 0;               // push is driven during its frame only (as the frame-skip controller)
 }
 }  // namespace
 

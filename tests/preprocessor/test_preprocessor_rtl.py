@@ -190,6 +190,17 @@ def test_a_short_frame_keeps_the_rows_of_two_frames_before(pixels_per_cycle):
     assert rtl.obs_valid and not rtl.sync_error
     assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[7], screens[8]))
     assert np.array_equal(rtl.read_stack()[2], pp.observe(screens[5], screens[6]))
+    # a pushed frame that draws no row at all: its screen is the one of two frames before
+    assert feed(1, 0, True) is None and not rtl.obs_valid
+    rtl.idle(210 * 160 + 16)
+    assert rtl.obs_valid and not rtl.sync_error
+    assert np.array_equal(screens[9], screens[7])
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[8], screens[9]))
+    # an empty frame that is not pushed changes nothing but the buffers' order
+    feed(2, 0, False)
+    feed(3, 210, True)
+    assert np.array_equal(rtl.read_stack()[3], pp.observe(screens[10], screens[11]))
+    assert np.array_equal(screens[10], screens[8]) and not rtl.sync_error
 
 
 def test_bad_frame_shape():

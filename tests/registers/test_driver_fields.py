@@ -146,3 +146,16 @@ def test_one_engine_dispatch_and_one_default():
         EngineConfig("systolic").param_step()
     with pytest.raises(ValueError, match="engine must be one of"):
         nc2600.hw.instance.check_config(1, "systolic")
+
+
+def test_no_paddle_is_one_mode_in_the_register_map_and_the_console_drive():
+    """The released controller (no paddle attached: INPT0-3 never charge, as ALE 0.12 reads a joystick
+    port's pin) is the same mode in nc2600.rdl's resets (PADDLE_CFG, INPUTS) and in the console's
+    PaddlesSignature init: 2 (mode 0 the timing rule, 1 always charged, 2 never charged)."""
+    from nc2600.hls_models.frame_skip import PaddleMode
+    from nc2600.hls_models.registers import INSTANCE as R
+    from nc2600.hw.interfaces import PaddlesSignature
+    assert PaddleMode.NONE == 2 and (PaddleMode.TIMING, PaddleMode.CHARGED) == (0, 1)
+    resets = [R.PADDLE_CFG[f"mode{i}"].reset for i in range(4)] + [R.INPUTS[f"paddle_mode{i}"].reset for i in range(4)]
+    assert resets == [PaddleMode.NONE] * 8
+    assert PaddlesSignature.members["mode"].init == PaddleMode.NONE
