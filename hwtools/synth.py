@@ -390,9 +390,10 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     if block == "node":
         res = blocks["node"]["resources"]
         rep["node_netlist"] = {"instances": 2, "resources": res, "fit": blocks["node"]["fit"],
-                               "note": "hw/node.py: two GameInstances (console, preprocessor, 16-lane engine, "
-                                       "action select, frame-skip controller each) and the AXI4-Lite demultiplexer "
-                                       "as one netlist; the instance module mapped once and placed twice"}
+                               "note": "hw/node.py: two GameInstances of the default configuration (console, "
+                                       "preprocessor, 16 x 16 array engine, action select, frame-skip controller "
+                                       "each) and the AXI4-Lite demultiplexer as one netlist; the instance module "
+                                       "mapped once and placed twice"}
     if block is None:
         rep["node"] = node_totals(blocks)
         if rep["node"]["complete"] and "policy_engine" in blocks:

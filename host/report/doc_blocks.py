@@ -71,6 +71,7 @@ GLANCE: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("node with 16-lane engines on xc7", (("node resources on xc7, LUT", ""),)),
     ("2 array-engine instances per XC7Z045",
      (("two array-engine instances (16 x 16, console_cc3) per XC7Z045, block sums, word stack", "block sums"),)),
+    ("node (two array-engine instances) on xc7, one netlist", (("node resources on xc7", ""),)),
     ("array engine, 16 x 16 MACs, Verilated", (("array engine 16 x 16 start->action cycles, small network, 18 actions",
                                                 "to the action"),)),
     ("instance at 150 MHz", (("fabric instance frames/s at 150 MHz, serial decision path, Boxing", "serial"),)),
