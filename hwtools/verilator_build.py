@@ -48,11 +48,10 @@ NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 #: 5's DFG passes off; every other optimisation stays on). On the console's flattened netlist the
 #: DFG passes turn logic that Verilator would otherwise evaluate inside the ``if`` of an
 #: Amaranth process into unconditional temporaries (``__VdfgRegularize_*``), evaluated every clock;
-#: without them the clock edge's evaluation function executes 19 % fewer instructions with three
-#: colour clocks per clock and 6 % fewer with one (the figures: docs/hardware/simulation-speed.md).
-#: Its parts alone do not give it: without the peephole pass alone the count rises, and
-#: ``-fno-dfg-pre-inline``, ``-fno-dfg-push-down-sels`` or ``-fno-dfg-break-cycles`` alone leave it
-#: as it is. A simulation option only: the Verilog (``rtl/``) is the same.
+#: without them the clock edge's evaluation function executes fewer instructions in both console
+#: configurations, most with three colour clocks per clock; turning off single DFG passes instead
+#: does not give it (counts and trials: docs/hardware/simulation-speed.md). A simulation option
+#: only: the Verilog (``rtl/``) is the same.
 NO_DFG_ARGS = ("-fno-dfg",)
 
 #: Verilator flags of the console models: the whole model in one C++ file (``--output-split 0``;
