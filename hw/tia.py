@@ -228,8 +228,9 @@ def _or(terms):
 
 
 def _mode_in(mode, modes):
-    """``mode`` (3 bits) is one of ``modes`` (a constant set)."""
-    return _or([Const(0, 1)] + [mode == mo for mo in modes])
+    """``mode`` (3 bits) is one of ``modes`` (a constant set): bit ``mode`` of the set's 8-bit mask
+    (one 3-input function of ``mode``, as the OR of its compares)."""
+    return Const(sum(1 << mo for mo in set(modes)), 8).bit_select(mode, 1)
 
 
 def _copy_offsets(mode: int) -> tuple[int, ...]:
