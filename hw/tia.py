@@ -229,8 +229,9 @@ def _or(terms):
 
 
 def _mode_in(mode, modes):
-    """``mode`` (3 bits) is one of ``modes`` (a constant set)."""
-    return _or([Const(0, 1)] + [mode == mo for mo in modes])
+    """``mode`` (3 bits) is one of ``modes`` (a constant set): bit ``mode`` of the set's 8-bit mask
+    (one 3-input function of ``mode``, as the OR of its compares)."""
+    return Const(sum(1 << mo for mo in set(modes)), 8).bit_select(mode, 1)
 
 
 def _copy_offsets(mode: int) -> tuple[int, ...]:
@@ -331,6 +332,19 @@ _PLAYER_BIT = {sh: (3, [((v - 1) >> sh) & 7 for v in range(8 << sh)]) for sh in 
 _COSMIC_JUMPS = (18, 33, 0, 17)
 _COSMIC_UP = (8, [j + inc for inc in (0, 1) for j in _COSMIC_JUMPS])
 _COSMIC_DOWN = (signed(9), [j + inc - 160 for inc in (0, 1) for j in _COSMIC_JUMPS])
+
+
+def _collision_pairs(objects: int) -> int:
+    """The CXxx latch bits (15, in the order of :attr:`Tia.collision`) that the objects covering a
+    pixel set: ``objects`` bit 0 P0, 1 P1, 2 M0, 3 M1, 4 BL, 5 PF (Stella's collision pairs)."""
+    p0, p1, m0, m1, bl, pf = ((objects >> i) & 1 for i in range(6))
+    bits = (m0 & p1, m0 & p0, m1 & p0, m1 & p1, p0 & pf, p0 & bl, p1 & pf, p1 & bl,
+            m0 & pf, m0 & bl, m1 & pf, m1 & bl, bl & pf, p0 & p1, m0 & m1)
+    return sum(b << i for i, b in enumerate(bits))
+
+
+#: the collision latch bits by the objects at a pixel (index: :func:`_collision_pairs`' ``objects``)
+_COLLISION_PAIRS = (15, [_collision_pairs(i) for i in range(64)])
 #: every table by the name :class:`_Tables` looks it up by (its memory is ``table_<name>``)
 _TABLES = {
     "pf_index": _PF_INDEX[0], "pf_index_reflect": _PF_INDEX[1], "uc": _UC, "uc_ahead": _UC_AHEAD,
@@ -338,7 +352,7 @@ _TABLES = {
     "hmk_late": _HMK_LATE, "hmku_early": _HMKU_EARLY, "hmku_late": _HMKU_LATE, "player_bit2": _PLAYER_BIT[1],
     "player_bit4": _PLAYER_BIT[2], "cosmic_up": _COSMIC_UP, "cosmic_down": _COSMIC_DOWN,
     "draw_windows": _windows_table(_DRAW_WINDOWS), "when_windows": _windows_table(_WHEN_WINDOWS),
-    "column_flags": _COLUMN_FLAGS,
+    "column_flags": _COLUMN_FLAGS, "collision_pairs": _COLLISION_PAIRS,
 }
 
 
@@ -778,15 +792,13 @@ class Tia(wiring.Component):
         m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
         def pairs(p0, p1, m0, m1, bl, pfb):
-            return Cat(m0 & p1, m0 & p0, m1 & p0, m1 & p1,
-                       p0 & pfb, p0 & bl, p1 & pfb, p1 & bl,
-                       m0 & pfb, m0 & bl, m1 & pfb, m1 & bl,
-                       bl & pfb, p0 & p1, m0 & m1)
+            # the 15 latch bits of the pixel's objects, one table read (_COLLISION_PAIRS)
+            return self._tables("collision_pairs", Cat(p0, p1, m0, m1, bl, pfb))
 
         visible = clk.drawn & ~S.vblank[1]
         coll_vis = Signal(15)
         if self.colour_clocks == 1:
-            # the objects' bits registered (0 when not visible), their pairs ANDed in the next
+            # the objects' bits registered (0 when not visible), their pairs read in the next
             # clock: coll_vis is the previous clock's collisions, and the collision register the
             # latches one clock behind (see _read and _write; xc7 logic depth)
             obj = Signal(6, name="coll_obj")

@@ -54,15 +54,15 @@ def build(colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> Path:
     """
     from nc2600.hw.console import Console
     from nc2600.hw import reproducible
-    from nc2600.hwtools.verilator_build import (NO_VECTORISE_CFLAGS, ONE_FILE_ARGS, SAVABLE_ARGS, build_shared_lib,
-                                         savable_harness)
+    from nc2600.hwtools.verilator_build import (NO_DFG_ARGS, NO_VECTORISE_CFLAGS, ONE_FILE_ARGS, SAVABLE_ARGS,
+                                         build_shared_lib, savable_harness)
     if colour_clocks not in CONFIGS:
         raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
     top, prelude = CONFIGS[colour_clocks]
     verilog = reproducible.convert(Console(colour_clocks=colour_clocks), top)
     return build_shared_lib(top, verilog, top, savable_harness(prelude + HARNESS_CPP.read_text()),
                             extra_verilator_args=("-CFLAGS", f"-O3 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
-                                                  *ONE_FILE_ARGS))
+                                                  *ONE_FILE_ARGS, *NO_DFG_ARGS))
 
 
 def _lib(colour_clocks: int = DEFAULT_COLOUR_CLOCKS) -> ctypes.CDLL:

@@ -40,9 +40,19 @@ PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 #: wide load of fields just written narrowly stalls on store forwarding. Measured on the console
 #: (seaquest, CPU time per frame, builds alternated in one process): 1.14-1.16x faster than
 #: ``-O3`` with vectorisation; ``-march=native``, ``-O2``, profile-guided optimisation and
-#: Verilator's ``-fno-*`` options gave nothing on top (measured on the console); the fabric
-#: instance at ``-O2``: 1.23-1.32x per episode (measured per episode).
+#: Verilator's ``-fno-*`` options other than :data:`NO_DFG_ARGS` gave nothing on top (measured on the
+#: console); the fabric instance at ``-O2``: 1.23-1.32x per episode (measured per episode).
 NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
+
+#: Verilator flags of the console models: no data-flow-graph optimisation (``-fno-dfg``, Verilator
+#: 5's DFG passes off; every other optimisation stays on). On the console's flattened netlist the
+#: DFG passes turn logic that Verilator would otherwise evaluate inside the ``if`` of an
+#: Amaranth process into unconditional temporaries (``__VdfgRegularize_*``), evaluated every clock;
+#: without them the clock edge's evaluation function executes fewer instructions in both console
+#: configurations, most with three colour clocks per clock; turning off single DFG passes instead
+#: does not give it (counts and trials: docs/hardware/simulation-speed.md). A simulation option
+#: only: the Verilog (``rtl/``) is the same.
+NO_DFG_ARGS = ("-fno-dfg",)
 
 #: Verilator flags of the console models: the whole model in one C++ file (``--output-split 0``;
 #: by default Verilator starts a new file every 20,000 statements, and its make compiles the files
