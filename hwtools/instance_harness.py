@@ -64,7 +64,7 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
     waveform (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while
     recording, to run)."""
     from nc2600.hw.instance import generate, module_name
-    from nc2600.hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
+    from nc2600.hwtools.verilator_build import NO_DFG_ARGS, NO_VECTORISE_CFLAGS, build_shared_lib
     top = module_name(colour_clocks, engine, rows, cols)
     verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
                        cols=cols)[f"{top}.v"]
@@ -72,7 +72,7 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
                             savable_harness(_prelude(trace) + harness),
                             extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
-                                                  *_trace_args(trace)),
+                                                  *NO_DFG_ARGS, *_trace_args(trace)),
                             link_args=fst_link_args() if trace else ())
 
 
@@ -96,13 +96,14 @@ def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks: int = DEFAUL
     model's behaviour is the same; only the build's cost changes)."""
     from nc2600.hw.instance import module_name
     from nc2600.hw.node import generate
-    from nc2600.hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
+    from nc2600.hwtools.verilator_build import NO_DFG_ARGS, NO_VECTORISE_CFLAGS, build_shared_lib
     inst = module_name(colour_clocks, engine, rows, cols)
     verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
                        cols=cols)["node.v"] + f'\n`verilator_config\nno_inline -module "{inst}"\n'
     return build_shared_lib(f"node{inst[len('instance'):]}{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
-                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
+                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
+                                                  *NO_DFG_ARGS))
 
 
 def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,

@@ -44,14 +44,15 @@ PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 #: console); the fabric instance at ``-O2``: 1.23-1.32x per episode (measured per episode).
 NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 
-#: Verilator flags of the console models: no data-flow-graph optimisation (``-fno-dfg``, Verilator
-#: 5's DFG passes off; every other optimisation stays on). On the console's flattened netlist the
-#: DFG passes turn logic that Verilator would otherwise evaluate inside the ``if`` of an
-#: Amaranth process into unconditional temporaries (``__VdfgRegularize_*``), evaluated every clock;
-#: without them the clock edge's evaluation function executes fewer instructions in both console
-#: configurations, most with three colour clocks per clock; turning off single DFG passes instead
-#: does not give it (counts and trials: docs/hardware/simulation-speed.md). A simulation option
-#: only: the Verilog (``rtl/``) is the same.
+#: Verilator flags of the console, fabric instance and node models: no data-flow-graph
+#: optimisation (``-fno-dfg``, Verilator 5's DFG passes off; every other optimisation stays on).
+#: On the console's flattened netlist the DFG passes turn logic that Verilator would otherwise
+#: evaluate inside the ``if`` of an Amaranth process into unconditional temporaries
+#: (``__VdfgRegularize_*``), evaluated every clock; without them the clock edge's evaluation
+#: function executes fewer instructions in both console configurations, most with three colour
+#: clocks per clock, and in the instance; turning off single DFG passes instead does not give it
+#: (counts and trials: docs/hardware/simulation-speed.md). A simulation option only: the Verilog
+#: (``rtl/``) is the same.
 NO_DFG_ARGS = ("-fno-dfg",)
 
 #: Verilator flags of the console models: the whole model in one C++ file (``--output-split 0``;
