@@ -67,7 +67,7 @@ def test_glance_rows_by_hand(monkeypatch):
 def test_lifcl_table_by_hand(monkeypatch):
     """Seed 1 linked, the seeds on record, router and critical path from seed 1's notes; a block
     or flow without a seed-1 record has no row."""
-    monkeypatch.setattr(doc_blocks, "LIFCL_BLOCKS", (("console", "console_cc1"), ("cpu6507", "cpu6507")))
+    monkeypatch.setattr(doc_blocks, "LIFCL_BLOCKS", ((("console",), "console_cc1"), (("cpu6507",), "cpu6507")))
     name = "console Fmax on LIFCL-40-9, placed and routed, seed {}"
     notes = "seed 1, carry ccu2, router router2; critical path a -> b, 6.6 ns (2.8 logic + 3.8 routing); 7 cells"
     areas = {"timing": [_rec(name.format(1), 139.43, "MHz", notes=notes), _rec(name.format(2), 143.82, "MHz"),
@@ -77,3 +77,17 @@ def test_lifcl_table_by_hand(monkeypatch):
         "| console_cc1 | default | [139.43 MHz](../results.md#console-fmax-on-lifcl-40-9-placed-and-routed-seed-1) | "
         "139.43, 143.82 | router2; a -> b, 6.6 ns (2.8 logic + 3.8 routing) |",
     ]
+
+
+def test_lifcl_table_block_with_two_record_names(monkeypatch):
+    """A block the records name two ways (``preprocessor``, ``preprocessor_cc1``) shows the name whose
+    seed-1 record is newer, with that name's seeds only."""
+    monkeypatch.setattr(doc_blocks, "LIFCL_BLOCKS", ((("preprocessor", "preprocessor_cc1"), "preprocessor_cc1"),))
+    old, new = ("preprocessor Fmax on LIFCL-40-9, placed and routed, seed {}",
+                "preprocessor_cc1 Fmax on LIFCL-40-9, placed and routed, seed {}")
+    areas = {"timing": [_rec(old.format(1), 134.17, "MHz", date="2026-12-04T14:37:47Z"),
+                        _rec(old.format(2), 131.0, "MHz", date="2026-12-04T15:00:00Z"),
+                        _rec(new.format(1), 129.84, "MHz", date="2026-12-07T15:29:00Z")]}
+    assert doc_blocks.lifcl_lines(areas)[2:] == [
+        "| preprocessor_cc1 | default | [129.84 MHz]"
+        "(../results.md#preprocessor_cc1-fmax-on-lifcl-40-9-placed-and-routed-seed-1) |  |  |"]
