@@ -74,21 +74,33 @@ class ArrayPolicyEngine(wiring.Component):
         cols: array columns ``C`` (outputs per pass), 4..16, a power of two, ``C <= R``
             (:func:`nc2600.hls_models.policy_array.check_shape`).
         max_actions: largest action count (the action-value registers), 1..18.
+        weight_words: the weight memory's depth in words of ``R * C`` bytes; None (the default):
+            every word of the network (:func:`nc2600.hls_models.policy_array.weight_rows`). A smaller
+            memory (a power of two, 16..4096; the word address wraps) keeps the datapath and the
+            control as they are, for placing and routing them on a part whose block RAM cannot hold
+            the network's weights (the LIFCL-40: 3.1 Mbit against 5.4 Mbit); such an engine does not
+            compute the network.
     Raises:
         ValueError: a parameter outside its range, named.
     """
 
-    def __init__(self, rows: int = 16, cols: int = 16, max_actions: int = MAX_ACTIONS):
+    def __init__(self, rows: int = 16, cols: int = 16, max_actions: int = MAX_ACTIONS,
+                 weight_words: int | None = None):
         try:
             try:
                 self.rows, self.cols = model.check_shape(rows, cols)
             except ValueError as exc:
                 raise ValueError(f"ArrayPolicyEngine: {exc}") from None
             self.max_actions = check_actions(max_actions, MAX_ACTIONS)
+            if weight_words is not None and (isinstance(weight_words, bool) or not isinstance(weight_words, int)
+                                             or weight_words not in [1 << k for k in range(4, 13)]):
+                raise ValueError(f"ArrayPolicyEngine: weight_words must be None or a power of two in 16..4096, "
+                                 f"got {weight_words!r}")
         except ValueError:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise
         self.plan = model.layer_plan(self.rows, self.cols, self.max_actions)
+        self.weight_words = weight_words
         super().__init__(array_engine_signature(self.rows, self.max_actions))
 
     # ---- helpers ---------------------------------------------------------------------------
@@ -152,7 +164,8 @@ class ArrayPolicyEngine(wiring.Component):
         wrows, brows = model.weight_rows(R, C, A), model.bias_rows(R, C, A)
         wbase, bbase = model.bases(wrows), model.bases(brows)
 
-        m.submodules.weights = wmem = Memory(shape=data.ArrayLayout(signed(8), R * C), depth=sum(wrows), init=[])
+        w_depth = sum(wrows) if self.weight_words is None else self.weight_words
+        m.submodules.weights = wmem = Memory(shape=data.ArrayLayout(signed(8), R * C), depth=w_depth, init=[])
         m.submodules.biases = bmem = Memory(shape=data.ArrayLayout(signed(ACC_BITS), C), depth=sum(brows), init=[])
         a_depth = max(plan[0]["P"] * plan[0]["N"], plan[2]["N"]) // R
         m.submodules.act_a = amem = Memory(shape=data.ArrayLayout(8, R), depth=a_depth, init=[])  # conv1, dense1 out
@@ -407,7 +420,29 @@ def generate(rows: int = 16, cols: int = 16, max_actions: int = MAX_ACTIONS) -> 
 
 
 @lru_cache(maxsize=8)
-def _generate(rows: int, cols: int, max_actions: int) -> tuple[tuple[str, str], ...]:
-    top = ArrayPolicyEngine(rows, cols, max_actions)
-    text = reproducible.convert(top, "policy_array")
-    return (("policy_array.v", reproducible.tidy_memories(text)),)
+def _generate(rows: int, cols: int, max_actions: int, weight_words: int | None = None,
+              top_name: str = "policy_array") -> tuple[tuple[str, str], ...]:
+    top = ArrayPolicyEngine(rows, cols, max_actions, weight_words=weight_words)
+    text = reproducible.convert(top, top_name)
+    return ((f"{top_name}.v", reproducible.tidy_memories(text)),)
+
+
+#: The shape of :func:`generate_datapath`'s engine: the default engine's 16 rows (its 16-byte input
+#: word and 16-input adder tree per column) with 4 columns, 64 multipliers, as many as the
+#: LIFCL-40's 112 9 x 9 multipliers (nextpnr-nexus ``MULT9_CORE``) hold; 16 columns (256) do not fit.
+DATAPATH_SHAPE = (16, 4)
+
+#: The weight memory's depth of :func:`generate_datapath`: 512 words, the depth of one EBR in its
+#: 36-bit mode (Lattice FPGA-TN-02094, DP16K 512 x 36), so that the word's width alone sets the
+#: number of EBRs.
+DATAPATH_WEIGHT_WORDS = 512
+
+
+def generate_datapath() -> dict[str, str]:
+    """``{"policy_array_datapath.v": Verilog}``: the array engine of :data:`DATAPATH_SHAPE` with a
+    weight memory of :data:`DATAPATH_WEIGHT_WORDS` words (module ``policy_array_datapath``), the
+    datapath and control of :class:`ArrayPolicyEngine` unchanged, for placing and routing on the
+    LIFCL-40 (``nc2600 synth --block policy_array_datapath --pnr nexus``), whose block RAM cannot
+    hold the network's weights and whose multipliers cannot hold 16 columns. It does not compute
+    the network (the weight address wraps)."""
+    return dict(_generate(*DATAPATH_SHAPE, MAX_ACTIONS, DATAPATH_WEIGHT_WORDS, "policy_array_datapath"))

