@@ -427,10 +427,12 @@ def _generate(rows: int, cols: int, max_actions: int, weight_words: int | None =
     return ((f"{top_name}.v", reproducible.tidy_memories(text)),)
 
 
-#: The shape of :func:`generate_datapath`'s engine: the default engine's 16 rows (its 16-byte input
-#: word and 16-input adder tree per column) with 4 columns, 64 multipliers, as many as the
-#: LIFCL-40's 112 9 x 9 multipliers (nextpnr-nexus ``MULT9_CORE``) hold; 16 columns (256) do not fit.
-DATAPATH_SHAPE = (16, 4)
+#: The shape of :func:`generate_datapath`'s engine: 8 rows and 4 columns, 32 multipliers. synth_nexus
+#: maps each 8-bit code x int8 product to an 18 x 18 multiplier (nextpnr-nexus ``MULT18_CORE``), of which
+#: the LIFCL-40 has 56: the default 16 x 16 (256 products) and 16 x 4 (64) do not fit. Every stage of
+#: the datapath is registered (operands, products, one adder-tree level per stage, the accumulate),
+#: so the shape sets the fan-out and the tree's depth in stages, not a stage's logic.
+DATAPATH_SHAPE = (8, 4)
 
 #: The weight memory's depth of :func:`generate_datapath`: 512 words, the depth of one EBR in its
 #: 36-bit mode (Lattice FPGA-TN-02094, DP16K 512 x 36), so that the word's width alone sets the
@@ -443,6 +445,6 @@ def generate_datapath() -> dict[str, str]:
     weight memory of :data:`DATAPATH_WEIGHT_WORDS` words (module ``policy_array_datapath``), the
     datapath and control of :class:`ArrayPolicyEngine` unchanged, for placing and routing on the
     LIFCL-40 (``nc2600 synth --block policy_array_datapath --pnr nexus``), whose block RAM cannot
-    hold the network's weights and whose multipliers cannot hold 16 columns. It does not compute
-    the network (the weight address wraps)."""
+    hold the network's weights and whose multipliers cannot hold the default engine's products. It
+    does not compute the network (the weight address wraps)."""
     return dict(_generate(*DATAPATH_SHAPE, MAX_ACTIONS, DATAPATH_WEIGHT_WORDS, "policy_array_datapath"))

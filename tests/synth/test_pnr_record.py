@@ -46,8 +46,10 @@ def test_every_pinned_figure_is_in_the_record():
     """Each pinned block's figure names resolve to a record (a renamed figure fails here, in CI)."""
     assert {b: recorded(*f) for b, f in NEXUS} == {
         "action_select": 223.51, "cpu6507": 82.25, "preprocessor_cc1": 129.84, "preprocessor_cc3": 132.33,
-        "console_cc1": 139.43, "console_cc3": 66.45}
-    assert {b: recorded(*f) for b, f in ECP5} == {"action_select": 106.71, "console_cc1": 66.6}
+        "console_cc1": 141.14, "console_cc3": 71.72}
+    assert {b: recorded(*f) for b, f in ECP5} == {"action_select": 106.71, "console_cc1": 73.05}
+    from nc2600.host.commands.input_probe import DEFAULT_CLOCK_MHZ
+    assert DEFAULT_CLOCK_MHZ == recorded(*dict(NEXUS)["console_cc3"])     # input-probe's default clock
 
 
 @pytest.mark.slow
