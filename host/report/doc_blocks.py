@@ -61,10 +61,13 @@ GLANCE: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Verilated console (C driver)",
      (("console RTL frames per CPU-second in Verilator without Python, one colour clock per clock", "cc1"),
       ("console RTL frames per CPU-second in Verilator without Python, three colour clocks per clock", "cc3"))),
-    ("console Fmax, ECP5-85 (proxy device)", (("console Fmax on ECP5-85, placed and routed", "console_cc1"),
+    ("console Fmax, ECP5-85 (proxy device)", (("console_cc1 Fmax on ECP5-85, placed and routed", "console_cc1"),
                                                ("console_cc3 Fmax on ECP5-85, placed and routed", "console_cc3"))),
-    ("console Fmax, LIFCL-40-9 (28 nm proxy), rip-up",
-     tuple((f"console Fmax on LIFCL-40-9, placed and routed, seed {s}, timing-driven rip-up", q)
+    ("console_cc3 Fmax, LIFCL-40-9 (28 nm proxy)",
+     tuple((f"console_cc3 Fmax on LIFCL-40-9, placed and routed, seed {s}", q)
+           for s, q in ((1, "seed 1"), (2, "2"), (3, "3")))),
+    ("console_cc1 Fmax, LIFCL-40-9, rip-up",
+     tuple((f"console_cc1 Fmax on LIFCL-40-9, placed and routed, seed {s}, timing-driven rip-up", q)
            for s, q in ((1, "seed 1"), (2, "2"), (3, "3")))),
     ("fabric instance with the 16-lane engine on xc7", (("instance resources on xc7, LUT", ""),
                                                          ("instance timed estimate on xc7", "timed"))),
