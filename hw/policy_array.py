@@ -444,7 +444,7 @@ def generate_datapath() -> dict[str, str]:
     """``{"policy_array_datapath.v": Verilog}``: the array engine of :data:`DATAPATH_SHAPE` with a
     weight memory of :data:`DATAPATH_WEIGHT_WORDS` words (module ``policy_array_datapath``), the
     datapath and control of :class:`ArrayPolicyEngine` unchanged, for placing and routing on the
-    LIFCL-40 (``nc2600 synth --block policy_array_datapath --pnr nexus``), whose block RAM cannot
-    hold the network's weights and whose multipliers cannot hold the default engine's products. It
-    does not compute the network (the weight address wraps)."""
+    proxy devices (``nc2600 synth --block policy_array_datapath --pnr ecp5|nexus``), whose block RAM
+    cannot hold the network's weights and whose multipliers cannot hold the default engine's products
+    (the LIFCL-40's 56). It does not compute the network (the weight address wraps)."""
     return dict(_generate(*DATAPATH_SHAPE, MAX_ACTIONS, DATAPATH_WEIGHT_WORDS, "policy_array_datapath"))

