@@ -132,6 +132,32 @@ def noop_frames(episode_seed: int) -> int:
     return int(np.random.default_rng([int(episode_seed), 0x5EED]).integers(1, NOOP_MAX + 1))
 
 
+def action_table(action_ids) -> tuple[list[int], int, int | None]:
+    """The ALE action ids of an episode's action table, and the protocol's NOOP and FIRE indices in it.
+
+    The table is the game's minimal action set in ALE's order (the policy picks among its first
+    ``len(action_ids)`` entries), followed by NOOP (ALE id 0) when the set lacks it: the no-op
+    starts and the previous action after a reset press nothing (ALE 0.12's ``PLAYER_A_NOOP``,
+    which ``act`` takes whatever the minimal set), and two games' minimal sets do not list it
+    (Backgammon's is FIRE, RIGHT, LEFT; Video Checkers' FIRE and the four diagonals).
+
+    Args:
+        action_ids: the minimal action set as ALE action ids (integers 0..17, no repeats).
+    Returns:
+        ``(table, noop_index, fire_index)``: ``table`` a list of ALE ids (the set, then NOOP
+        when absent from it), ``noop_index`` NOOP's index in it, ``fire_index`` FIRE's (id 1)
+        or None when the set has no FIRE.
+    Raises:
+        ValueError: an id outside 0..17, a repeated id, or an empty set.
+    """
+    from nc2600.hls_models.action_select import MAX_ACTIONS
+    ids = [int(a) for a in action_ids]
+    if not ids or len(set(ids)) != len(ids) or not all(0 <= a < MAX_ACTIONS for a in ids):
+        raise ValueError(f"action_ids must be distinct ALE action ids 0..{MAX_ACTIONS - 1}, got {ids}")
+    table = ids if 0 in ids else ids + [0]
+    return table, table.index(0), (table.index(1) if 1 in ids else None)
+
+
 def paddle_needed(resistance: int) -> int:
     """CPU cycles until a paddle of ``resistance`` ohms (0..PADDLE_R_MAX) reads charged,
     in integer arithmetic (equal to Stella 2.4.2's double expression over that range)."""
@@ -165,8 +191,9 @@ class EpisodeConfig:
 
     Args:
         noops: no-op frames (1..NOOP_MAX; :func:`noop_frames` of the episode seed).
-        noop_index: minimal-set index of NOOP (ALE puts it first: 0).
-        fire_index: minimal-set index of FIRE, or None when FIRE is not in the set.
+        noop_index: NOOP's index in the action table (:func:`action_table`: the minimal set, ALE
+            puts NOOP first, or the entry after the set where it lacks NOOP).
+        fire_index: FIRE's index in the action table, or None when FIRE is not in the set.
         frame_skip: frames per decision (1..MAX_FRAME_SKIP).
         episode_frames: cap on emulated frames (1..MAX_EPISODE_FRAMES).
     Raises:

@@ -63,7 +63,7 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     20,000-frame cap), with the int8 network of ``init_params(seed)`` quantised as ``--policy
     int8`` does (calibration seed 0); the extra arguments are the host-turn protocol's register
     offsets and values (module doc)."""
-    from nc2600.hls_models.frame_skip import noop_frames
+    from nc2600.hls_models.frame_skip import action_table, noop_frames
     from nc2600.hls_models.policy_int8 import quantize
     from nc2600.host.drivers import instance as I
     from nc2600.host.episodes.policy import init_params
@@ -82,9 +82,9 @@ def instance_state(game: str, rom_path, colour_clocks: int, seed: int = 0) -> tu
     sim.restore_state(runner._snapshot)             # the episode start state the runner restores
     # the runner's own start of an episode (InstanceEpisodeRunner.run), without its host loop
     ids = runner.ids
-    fire = 1 in ids
-    d.write(R.EP_CFG, noops=noop_frames(1), noop_index=ids.index(0), fire_en=int(fire),
-            fire_index=ids.index(1) if fire else 0, frame_skip=4, n_actions=len(ids))
+    _, noop_index, fire_index = action_table(ids)
+    d.write(R.EP_CFG, noops=noop_frames(1), noop_index=noop_index, fire_en=int(fire_index is not None),
+            fire_index=fire_index or 0, frame_skip=4, n_actions=len(ids))
     d.write(R.EP_FRAMES, frames=20_000)
     d.write(R.CONTROL, start=1)
     st = sim.save_state()

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nc2600.hls_models.frame_skip import FRAME_SKIP, PaddleMode, noop_frames, paddle_direction, paddle_needed
+from nc2600.hls_models.frame_skip import (FRAME_SKIP, PaddleMode, action_table, noop_frames, paddle_direction,
+                                         paddle_needed)
 from nc2600.hls_models.registers import ENUMS, INSTANCE as R
 from nc2600.host.drivers.engine import EngineConfig  # noqa: F401  (the driver's engine, re-exported)
 
@@ -371,7 +372,8 @@ class InstanceEpisodeRunner:
     def _table(self, console) -> None:
         from nc2600.host.drivers.rtl_console import joystick_inputs, paddle_inputs
         cs = console.settings
-        for i, a in enumerate(self.ids):
+        # the action table (frame_skip.action_table): the minimal set, then NOOP where it lacks it
+        for i, a in enumerate(action_table(self.ids)[0]):
             if console.paddles:
                 inp = paddle_inputs(a, tuple(console.paddle), swap=cs.swap_paddles,
                                     right_paddles=cs.right_paddles, swchb=console.swchb)
@@ -454,9 +456,9 @@ class InstanceEpisodeRunner:
         rules = RuleState(self.rule)
         xram = console.cart_ram() if self.rule.uses_xram else None
         rules.reset(console.ram(), xram)
-        fire = 1 in self.ids
-        d.write(R.EP_CFG, noops=noop_frames(episode_seed), noop_index=self.ids.index(0), fire_en=int(fire),
-                fire_index=self.ids.index(1) if fire else 0, frame_skip=self.frame_skip, n_actions=len(self.ids),
+        _, noop_index, fire_index = action_table(self.ids)
+        d.write(R.EP_CFG, noops=noop_frames(episode_seed), noop_index=noop_index, fire_en=int(fire_index is not None),
+                fire_index=fire_index or 0, frame_skip=self.frame_skip, n_actions=len(self.ids),
                 hide=int(self.hide))
         d.write(R.EP_FRAMES, frames=self.episode_frames)
         if self._trace is not None:

@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from nc2600.hls_models import preprocessor
-from nc2600.hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
+from nc2600.hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, action_table, episode_schedule
 from nc2600.hls_models.platform import FRAME_SKIP
 
 __all__ = ["NOOP_MAX", "GameEnv", "ProtocolEnv", "AleEnv"]
@@ -66,17 +66,20 @@ class ProtocolEnv:
         action_ids: the same actions as ALE action ids (FIRE is id 1, NOOP id 0).
         screen_shape: ``(H, W)`` of the grey image.
         frame_skip, sticky, episode_frames: see the module doc.
+        noop: NOOP (ALE id 0) in the form :meth:`_emulate` takes: the no-op starts' action and the
+            previous action after a reset, also where the minimal set does not list it
+            (:func:`nc2600.hls_models.frame_skip.action_table`).
+    Raises:
+        ValueError: ``action_ids`` not distinct ALE action ids.
     """
 
     def __init__(self, actions: list, action_ids: list[int], screen_shape: tuple[int, int],
-                 frame_skip: int, sticky: float, episode_frames: int):
-        self._actions = list(actions)
-        if 0 not in action_ids:
-            raise ValueError("the minimal action set has no NOOP (ALE id 0)")
-        self._noop_index = action_ids.index(0)
+                 frame_skip: int, sticky: float, episode_frames: int, noop=0):
+        table, self._noop_index, self.fire_index = action_table(action_ids)
+        # the action table (frame_skip.action_table): the minimal set, then NOOP where it lacks it
+        self._actions = list(actions) + ([noop] if len(table) > len(actions) else [])
         self._noop = self._actions[self._noop_index]
-        self.fire_index = action_ids.index(1) if 1 in action_ids else None
-        self.n_actions = len(self._actions)
+        self.n_actions = len(actions)
         self.frame_skip, self.sticky, self.episode_frames = int(frame_skip), float(sticky), int(episode_frames)
         self._grey = np.zeros((2, *screen_shape), np.uint8)
         self._cur = 0
@@ -187,9 +190,7 @@ class AleEnv(ProtocolEnv):
         self._start = ale.cloneState()
         actions = list(ale.getMinimalActionSet())
         super().__init__(actions, [int(a.value) for a in actions], tuple(ale.getScreenDims()),
-                         frame_skip, sticky, episode_frames)
-        self._noop = ale_py.Action.NOOP
-        self._prev_action = self._noop
+                         frame_skip, sticky, episode_frames, noop=ale_py.Action.NOOP)
 
     def _start_episode(self) -> None:
         self.ale.restoreState(self._start)

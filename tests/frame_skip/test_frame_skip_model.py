@@ -124,7 +124,7 @@ def _reference_episode(game, seed, actions, cap, k=4):
         return rew
 
     n = int(np.random.default_rng([seed, 0x5EED]).integers(1, 31))
-    run(acts[0], n)
+    run(ale_py.Action.NOOP, n)     # the no-op start presses nothing, listed in the minimal set or not
     if ale_py.Action.FIRE in acts and not ale.game_over():
         run(ale_py.Action.FIRE, k)
     out = [(0, frames, ale.game_over() or frames >= cap, np.maximum(*buf))]
@@ -137,9 +137,11 @@ def _reference_episode(game, seed, actions, cap, k=4):
     return out
 
 
-@pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47)])
+@pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47),
+                                           ("backgammon", 2, 60), ("video_checkers", 4, 60)])
 def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
-    """nc2600.host.episodes.env.AleEnv (driven by episode_schedule) == the plain loop, every step."""
+    """nc2600.host.episodes.env.AleEnv (driven by episode_schedule) == the plain loop, every step;
+    also on the two games whose minimal action set has no NOOP (the no-op start's action)."""
     from nc2600.host.games import resolve_rom
     from nc2600.host.episodes.env import AleEnv
     _, rom = resolve_rom(game=game)
@@ -157,3 +159,21 @@ def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
     for g, r in zip(got, ref):
         assert g[:3] == r[:3]
         assert np.array_equal(g[3], r[3])
+
+
+def test_action_table_appends_noop_where_the_minimal_set_lacks_it():
+    """ALE 0.12's minimal sets (ale-py): Backgammon FIRE, RIGHT, LEFT and Video Checkers FIRE and the
+    four diagonals have no NOOP; the table is the set, then NOOP (hand-worked indices). Pong's set
+    starts with NOOP and is the table as it is."""
+    from nc2600.host.episodes.ale_oracle import open_ale
+    from nc2600.host.games import resolve_rom
+    sets = {g: [int(a.value) for a in open_ale(resolve_rom(game=g)[1]).getMinimalActionSet()]
+            for g in ("backgammon", "video_checkers", "pong")}
+    assert sets == {"backgammon": [1, 3, 4], "video_checkers": [1, 6, 7, 8, 9], "pong": [0, 1, 3, 4, 11, 12]}
+    assert fs.action_table(sets["backgammon"]) == ([1, 3, 4, 0], 3, 0)
+    assert fs.action_table(sets["video_checkers"]) == ([1, 6, 7, 8, 9, 0], 5, 0)
+    assert fs.action_table(sets["pong"]) == ([0, 1, 3, 4, 11, 12], 0, 1)
+    assert fs.action_table([2, 5]) == ([2, 5, 0], 2, None)
+    for bad in ([], [1, 1], [18], [-1]):
+        with pytest.raises(ValueError, match="distinct ALE action ids"):
+            fs.action_table(bad)

@@ -101,6 +101,31 @@ def test_pitfall2_against_ale_and_resume(tmp_path, capsys):
     assert again == rec and summary["summary"]["from_results"] == 1
 
 
+@pytest.mark.parametrize("game", ["backgammon", pytest.param("video_checkers", marks=pytest.mark.slow)])
+def test_games_whose_minimal_set_lacks_noop_against_ale(game, tmp_path, capsys):
+    """Backgammon and Video Checkers, whose minimal action sets have no NOOP, which the sweep
+    refused before the action table took NOOP after the set (nc2600.hls_models.frame_skip.action_table):
+    the record is exact and equal to an ALE int8 episode of the same network played here (every
+    decision, the return, the frames)."""
+    from nc2600.host.games import game_info, resolve_rom
+    results = tmp_path / "sweep.jsonl"
+    argv = ["instance-lockstep", "--games", game, "--frames", str(FRAMES), "--results", str(results), "--json"]
+    assert main(argv) == 0
+    *recs, summary = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["game"] for r in recs] == [game]
+    assert summary["summary"] == {**summary["summary"], "games": 1, "exact": 1, "match": True}
+    for rec in recs:
+        name, rom = resolve_rom(game=rec["game"])
+        n = len(game_info(name, rom).minimal_actions)
+        assert 0 not in [int(a) for a in game_info(name, rom).minimal_actions]
+        qp, _ = sweep_policy(rom, n, 0, 0, FRAMES)
+        actions, ret, frames = _ale_int8_episode(rom, qp, 0, FRAMES)
+        ep = rec["episodes"][0]
+        assert (rec["match"], rec["first_difference"], "error" in ep) == (True, None, False)
+        assert (ep["return"], ep["frames"], ep["decisions"]) == (ret, frames, len(actions))
+        assert rec["decisions_compared"] == len(actions) > 0
+
+
 @pytest.mark.slow
 def test_alien_short_pushed_frame_equals_ale(tmp_path, capsys):
     """Alien (seed 0, the sweep's network) draws a 223-scanline frame at frame 717 of the episode,
