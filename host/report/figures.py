@@ -63,6 +63,7 @@ class Figure:
     command: str = ""
     basis: str = ""                       # CEILING, SUSTAINED, or "" (not a throughput figure)
     operands: tuple = ()                  # a ratio's (numerator, denominator) Figures (:func:`ratio`)
+    record: str = ""                      # its figure name in docs/results (written by ``--record``), or ""
 
 
 

@@ -136,12 +136,38 @@ def _nexus_notes(p: dict) -> str:
 
 
 def report(figures) -> list[tuple]:
-    """``nc2600 report``: the per-instance and whole-fabric frames/s figures it prints."""
-    out = []
+    """``nc2600 report``: the per-instance and whole-fabric frames/s figures it prints, and the
+    like-for-like comparison of its first game with the instance measured (the operands under their
+    records' names, ``Figure.record``, with their basis; the ratios with ``ratio_of``, the README's
+    like-for-like table); the published operands are records of their own (published.jsonl,
+    ``nc2600 mesh --calibrate``) and are not written again."""
+    out = _like_for_like(figures)
     for f in figures:
         if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit in ("frames/s", "x"):
             if f.kind.startswith("quoted"):
                 continue                       # the published figures: docs/results/published.jsonl
             label = "measured" if f.kind.startswith("measured") else "model"
             out.append((f"report: {f.name}" + (f", {f.game}" if f.game else ""), f.value, f.unit, f.kind, label))
+    return out
+
+
+def _like_for_like(figures) -> list[tuple]:
+    """The like-for-like records of :func:`report` (see there): one game's (the first with any)."""
+    named = [f for f in figures if f.record and f.value is not None]
+    games = [f.game for f in named if f.game]
+    if not games:
+        return []
+    out = []
+    for f in named:
+        if f.game != games[0]:
+            continue
+        fields = {"basis": f.basis}
+        if f.unit == "x":
+            fields["ratio_of"] = [o.record for o in f.operands]
+            value, unit = round(float(f.value), 3), "x"
+        elif f.basis == "sustained":
+            value, unit = round(float(f.value) / 1e6, 3), "M frames/s"
+        else:
+            value, unit = round(float(f.value), 1), f.unit
+        out.append((f.record, value, unit, f"{f.game}: {f.source}", "model", fields))
     return out

@@ -325,8 +325,9 @@ def add_record_option(parser) -> None:
 
 
 def write_figures(args, figures, *, notes: str = "") -> None:
-    """Append one record per ``(figure, value, unit[, notes[, label]])`` to the file ``args.record``
-    (label ``measured`` unless given), each with the command line (``args.argv``, set by
+    """Append one record per ``(figure, value, unit[, notes[, label[, fields]]])`` to the file
+    ``args.record`` (label ``measured`` unless given; ``fields`` a dict of the optional fields,
+    ``basis`` and ``ratio_of``), each with the command line (``args.argv``, set by
     :func:`nc2600.host.cli.main`), date, commit and machine (read once). Nothing happens when
     ``args.record`` is None; ``args`` may also be the path itself."""
     path = args if isinstance(args, (str, os.PathLike)) or args is None else getattr(args, "record", None)
@@ -338,8 +339,10 @@ def write_figures(args, figures, *, notes: str = "") -> None:
         name, value, unit = f[:3]
         extra = f[3] if len(f) > 3 else ""
         label = f[4] if len(f) > 4 else "measured"
+        fields = f[5] if len(f) > 5 else {}
         recs.append(record(name, value, unit, label, command=cmd, notes="; ".join(x for x in (extra, notes) if x),
-                           date=date, commit_id=rev, machine_info=mach))
+                           date=date, commit_id=rev, machine_info=mach,
+                           basis=fields.get("basis"), ratio_of=fields.get("ratio_of")))
     append(path, recs)
 
 

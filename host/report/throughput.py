@@ -217,19 +217,22 @@ def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
                       "inference pipelined)", None, PUBLISHED_INSTANCE_CEILING_FPS, "frames/s", MODEL,
                       f"the published {PUBLISHED_CLOCK_MHZ:g} MHz / the NTSC frame's {NTSC_COLOUR_CLOCKS:,} colour "
                       f"clocks at one colour clock per clock (quoted per instance: {PUBLISHED_INSTANCE_FPS:,}); "
-                      + PUBLISHED_SOURCE, basis=CEILING)
+                      + PUBLISHED_SOURCE, basis=CEILING, record="published machine: ceiling per instance")
     pub_dev = Figure(sect, f"published machine: ceiling per device ({INSTANCES_PER_DEVICE} instances)", None,
                      PUBLISHED_DEVICE_CEILING_FPS, "frames/s", MODEL,
-                     f"{INSTANCES_PER_DEVICE} x {PUBLISHED_INSTANCE_CEILING_FPS:,.1f}", basis=CEILING)
+                     f"{INSTANCES_PER_DEVICE} x {PUBLISHED_INSTANCE_CEILING_FPS:,.1f}", basis=CEILING,
+                     record="published machine: ceiling per device")
     pub_quoted = Figure(sect, "published machine: sustained training throughput (quoted)", None, PUBLISHED_FABRIC_FPS,
-                        "frames/s", PUBLISHED, PUBLISHED_SOURCE, basis=SUSTAINED)
+                        "frames/s", PUBLISHED, PUBLISHED_SOURCE, basis=SUSTAINED,
+                        record="published machine: training throughput")
     figs += [pub_inst, pub_dev, pub_quoted]
     pub_model = None
     if inp.published_mesh is not None:
         pub_model = Figure(sect, "published configuration in mesh_sim, headline regime", None,
                            inp.published_mesh["projected_fps"], "frames/s", MODEL,
                            "mesh_sim, the published configuration (150 MHz, one colour clock per clock, 832 instances, "
-                           "pipelined inference), headline regime", "nc2600 mesh --calibrate", basis=SUSTAINED)
+                           "pipelined inference), headline regime", "nc2600 mesh --calibrate", basis=SUSTAINED,
+                           record="fabric headline throughput, published configuration")
         figs.append(pub_model)
     for g in inp.games:
         m = g.instance
@@ -251,13 +254,17 @@ def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
                f"clocks per clock + {wait:,.0f} cycles of the console's wait per decision, {how}), from the cycles "
                "measured on the Verilated instance")
         cmd = f"nc2600 report --game {g.game}"
+        # the results records' names (docs/results: the like-for-like table's rows)
+        rec = _lfl_record_names(inp, cc3, mhz)
         ours_inst = Figure(sect, f"ceiling per instance at console_cc3's LIFCL-40-9 Fmax, {mhz:g} MHz", g.game, fps,
-                           "frames/s", DERIVED, src, cmd, basis=CEILING)
+                           "frames/s", DERIVED, src, cmd, basis=CEILING, record=rec["inst"])
         ours_dev = Figure(sect, f"ceiling per device ({INSTANCES_PER_DEVICE} instances) at {mhz:g} MHz", g.game,
                           INSTANCES_PER_DEVICE * fps, "frames/s", DERIVED, f"{INSTANCES_PER_DEVICE} x the instance's",
-                          cmd, basis=CEILING)
-        figs += [ours_inst, ratio(sect, "ceiling per instance: ours / published", g.game, ours_inst, pub_inst),
-                 ours_dev, ratio(sect, "ceiling per device: ours / published", g.game, ours_dev, pub_dev)]
+                          cmd, basis=CEILING, record=rec["dev"])
+        figs += [ours_inst, _named(ratio(sect, "ceiling per instance: ours / published", g.game, ours_inst, pub_inst),
+                                   rec["inst_ratio"]),
+                 ours_dev, _named(ratio(sect, "ceiling per device: ours / published", g.game, ours_dev, pub_dev),
+                                  rec["dev_ratio"])]
         mesh = inp.lfl_mesh.get(g.game)
         if mesh is None:
             continue
@@ -271,13 +278,35 @@ def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
                           f"nc2600 mesh --generations {o['generations']} --episode-steps {o['episode_steps']} "
                           f"--elite-episodes {o['elite_episodes']} --clock-mhz {cli_number(mhz)} --colour-clocks 3 "
                           f"--colour-clocks-per-frame {o['colour_clocks_per_frame']} --inference-cycles "
-                          f"{o['inference_cycles']} --inference serial", basis=SUSTAINED)
-        figs += [ours_fab, ratio(sect, "fabric, headline regime: ours / published (quoted 1.2 M)", g.game, ours_fab,
-                                 pub_quoted)]
+                          f"{o['inference_cycles']} --inference serial", basis=SUSTAINED, record=rec["fab"])
+        figs += [ours_fab, _named(ratio(sect, "fabric, headline regime: ours / published (quoted 1.2 M)", g.game,
+                                        ours_fab, pub_quoted), rec["fab_quoted"])]
         if pub_model is not None:
-            figs.append(ratio(sect, "fabric, headline regime: ours / the published configuration's model", g.game,
-                              ours_fab, pub_model))
+            figs.append(_named(ratio(sect, "fabric, headline regime: ours / the published configuration's model",
+                                     g.game, ours_fab, pub_model), rec["fab_model"]))
     return figs
+
+
+def _named(fig: Figure, record: str) -> Figure:
+    """``fig`` with its results-record name set."""
+    fig.record = record
+    return fig
+
+
+def _lfl_record_names(inp: Inputs, cc3: dict, mhz: float) -> dict[str, str]:
+    """The like-for-like figures' names in docs/results at console_cc3's clock ``mhz`` (seed
+    ``cc3["seed"]``): the operands and the ratios of the README's like-for-like table."""
+    engine = (f"the array engine {inp.array[0]} x {inp.array[1]}" if inp.array is not None
+              else f"the lane engine ({inp.lanes} lanes)")
+    at = f"console_cc3 at {mhz:g} MHz (LIFCL-40-9, seed {cc3.get('seed')})"
+    short = f"console_cc3 at {mhz:g} MHz (LIFCL-40-9)"
+    return {"inst": f"frames/s per instance, {engine.removeprefix('the ')}, {at}",
+            "dev": f"frames/s per device, two instances with {engine}, {at}",
+            "fab": f"fabric projection with {engine}, {at}, headline regime",
+            "inst_ratio": f"like for like: ceiling per instance, {short} / published",
+            "dev_ratio": f"like for like: ceiling per device, {short} / published",
+            "fab_quoted": f"like for like: fabric, headline regime, {short} / published quoted",
+            "fab_model": f"like for like: fabric, headline regime, {short} / published configuration in mesh_sim"}
 
 
 def like_for_like_table(figures: list[Figure]) -> list[str]:

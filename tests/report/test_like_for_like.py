@@ -90,6 +90,38 @@ def test_report_uses_the_stall_when_the_instance_measures_it():
     assert "stalled only" in inst.source
 
 
+def test_report_records_the_like_for_like_rows(tmp_path):
+    """``nc2600 report --record``: the hand-worked figures above (66.45 MHz, seed 1) under the README
+    table's record names, with their basis and, for the ratios, the operands' names; written next
+    to the published operands' records, the like-for-like checker finds nothing wrong and the table
+    shows the four rows (the published operands are not written again)."""
+    from nc2600.host.report import record_figures
+    rows = [r for r in record_figures.report(rp.compute(lfl_inputs())["figures"]) if len(r) == 6]
+    at = "console_cc3 at 66.45 MHz (LIFCL-40-9, seed 1)"
+    short = "console_cc3 at 66.45 MHz (LIFCL-40-9)"
+    got = {r[0]: (r[1], r[2], r[5]) for r in rows}
+    inst, dev = f"frames/s per instance, array engine 16 x 16, {at}", \
+        f"frames/s per device, two instances with the array engine 16 x 16, {at}"
+    fab = f"fabric projection with the array engine 16 x 16, {at}, headline regime"
+    assert got[inst] == (2909.1, "frames/s", {"basis": "ceiling"})
+    assert got[dev] == (5818.3, "frames/s", {"basis": "ceiling"})
+    assert got[fab] == (1.448, "M frames/s", {"basis": "sustained"})
+    assert got[f"like for like: ceiling per instance, {short} / published"] == (
+        1.159, "x", {"basis": "ceiling", "ratio_of": [inst, "published machine: ceiling per instance"]})
+    assert got[f"like for like: fabric, headline regime, {short} / published configuration in mesh_sim"] == (
+        1.158, "x", {"basis": "sustained", "ratio_of": [fab, "fabric headline throughput, published configuration"]})
+    assert len(rows) == 7 and all(r[4] == "model" for r in rows)
+    path = tmp_path / "lfl.jsonl"
+    results.write_figures(str(path), rows)
+    published = [_rec("published machine: ceiling per instance", 2511.0, "frames/s", "ceiling"),
+                 _rec("published machine: ceiling per device", 5022.1, "frames/s", "ceiling"),
+                 _rec("published machine: training throughput", 1.2, "M frames/s", "sustained"),
+                 _rec("fabric headline throughput, published configuration", 1.25, "M frames/s", "sustained")]
+    areas = {"lfl": results.load(path), "published": published}
+    assert results.like_for_like_faults(areas) == []
+    assert len(results.like_for_like_lines(areas)) == 2 + 4
+
+
 def _rec(figure, value, unit, basis=None, ratio_of=None, notes=""):
     return results.record(figure, value, unit, "model", command="x", date="2026-12-07", commit_id="",
                           basis=basis, ratio_of=ratio_of, notes=notes)
