@@ -255,7 +255,7 @@ def like_for_like(inp: Inputs, cc3: dict | None) -> list[Figure]:
                "measured on the Verilated instance")
         cmd = f"nc2600 report --game {g.game}"
         # the results records' names (docs/results: the like-for-like table's rows)
-        rec = _lfl_record_names(inp, cc3, mhz)
+        rec = _lfl_record_names(inp, cc3, mhz, g.game, "stalled" in cyc)
         ours_inst = Figure(sect, f"ceiling per instance at console_cc3's LIFCL-40-9 Fmax, {mhz:g} MHz", g.game, fps,
                            "frames/s", DERIVED, src, cmd, basis=CEILING, record=rec["inst"])
         ours_dev = Figure(sect, f"ceiling per device ({INSTANCES_PER_DEVICE} instances) at {mhz:g} MHz", g.game,
@@ -293,13 +293,19 @@ def _named(fig: Figure, record: str) -> Figure:
     return fig
 
 
-def _lfl_record_names(inp: Inputs, cc3: dict, mhz: float) -> dict[str, str]:
+def _lfl_record_names(inp: Inputs, cc3: dict, mhz: float, game: str, hidden: bool) -> dict[str, str]:
     """The like-for-like figures' names in docs/results at console_cc3's clock ``mhz`` (seed
-    ``cc3["seed"]``): the operands and the ratios of the README's like-for-like table."""
+    ``cc3["seed"]``) for ``game``: the operands and the ratios of the README's like-for-like table;
+    ``hidden``: the console stalled only until the action was ready (the instance's measured stall),
+    else it waited for each decision (the names without a mode, Boxing's)."""
     engine = (f"the array engine {inp.array[0]} x {inp.array[1]}" if inp.array is not None
               else f"the lane engine ({inp.lanes} lanes)")
     at = f"console_cc3 at {mhz:g} MHz (LIFCL-40-9, seed {cc3.get('seed')})"
     short = f"console_cc3 at {mhz:g} MHz (LIFCL-40-9)"
+    if hidden:
+        at, short = f"{at}, decision hidden, {game}", f"{short}, decision hidden, {game}"
+    elif game != "boxing":
+        at, short = f"{at}, {game}", f"{short}, {game}"
     return {"inst": f"frames/s per instance, {engine.removeprefix('the ')}, {at}",
             "dev": f"frames/s per device, two instances with {engine}, {at}",
             "fab": f"fabric projection with {engine}, {at}, headline regime",

@@ -120,6 +120,14 @@ def test_report_records_the_like_for_like_rows(tmp_path):
     areas = {"lfl": results.load(path), "published": published}
     assert results.like_for_like_faults(areas) == []
     assert len(results.like_for_like_lines(areas)) == 2 + 4
+    # with the instance's measured stall (the decision hidden behind the console): other names
+    inp = lfl_inputs()
+    inp.games[0].instance["stall_per_decision"] = 2000.0
+    hid = {r[0]: r for r in record_figures.report(rp.compute(inp)["figures"]) if len(r) == 6}
+    name = f"frames/s per instance, array engine 16 x 16, {at}, decision hidden, boxing"
+    assert hid[name][1] == round(4 * 66.45e6 / (4 * 59780 / 3 + 2000), 1) == 3253.1
+    assert hid[f"like for like: ceiling per instance, {short}, decision hidden, boxing / published"][5]["ratio_of"] == [
+        name, "published machine: ceiling per instance"]
 
 
 def _rec(figure, value, unit, basis=None, ratio_of=None, notes=""):
