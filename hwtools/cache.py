@@ -5,7 +5,8 @@ repository (``hw/``, ``hwtools/``, ``rtl/``, ``hls_models/`` ...), in an install
 ``site-packages/nc2600`` (``nc2600/hw``, ``nc2600/rtl`` ...: the same layout, by the
 ``package-dir`` mapping of ``pyproject.toml``). Package data is read relative to it.
 
-Every cache (Verilator builds ``verilator/``, cocotb builds ``cocotb/`` and ``cocotb-sim/``,
+Every cache (Verilator builds ``verilator/``, the instance's generated Verilog ``verilog/``, cocotb builds
+``cocotb/`` and ``cocotb-sim/``,
 synthesis ``synth/``, place and route ``pnr/``, the lz4 shim) lives under one root:
 ``$NC2600_CACHE`` when set; else ``<checkout>/.cache`` when running from a checkout; else the
 user's cache folder (``platformdirs.user_cache_dir("nc2600")``, e.g. ``~/.cache/nc2600`` on

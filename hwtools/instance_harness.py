@@ -21,6 +21,7 @@ import ctypes
 from pathlib import Path
 
 from nc2600.hw.instance import DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from nc2600.hwtools.verilog_cache import cached_generate
 from nc2600.hwtools.verilator_build import (SAVABLE_ARGS, ModelState, VerilatedModel, bind_snapshots, fst_link_args,
                                       lz4_shim_args, restore_model, save_model, savable_harness)
 
@@ -66,8 +67,9 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
     from nc2600.hw.instance import generate, module_name
     from nc2600.hwtools.verilator_build import NO_DFG_ARGS, NO_VECTORISE_CFLAGS, build_shared_lib
     top = module_name(colour_clocks, engine, rows, cols)
-    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
-                       cols=cols)[f"{top}.v"]
+    # (the generated files from the Verilog cache when the gateware's sources are unchanged)
+    verilog = cached_generate(generate, height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
+                              cols=cols)[f"{top}.v"]
     harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
                             savable_harness(_prelude(trace) + harness),
@@ -98,8 +100,8 @@ def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks: int = DEFAUL
     from nc2600.hw.node import generate
     from nc2600.hwtools.verilator_build import NO_DFG_ARGS, NO_VECTORISE_CFLAGS, build_shared_lib
     inst = module_name(colour_clocks, engine, rows, cols)
-    verilog = generate(height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
-                       cols=cols)["node.v"] + f'\n`verilator_config\nno_inline -module "{inst}"\n'
+    verilog = cached_generate(generate, height, fmt, colour_clocks=colour_clocks, engine=engine, rows=rows,
+                              cols=cols)["node.v"] + f'\n`verilator_config\nno_inline -module "{inst}"\n'
     return build_shared_lib(f"node{inst[len('instance'):]}{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
                             extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
