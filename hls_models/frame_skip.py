@@ -216,7 +216,7 @@ class EpisodeConfig:
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame to emulate: hold minimal-set ``action``; preprocessor marks (module doc);
+    """One frame to emulate: hold ``action`` (an index of :func:`action_table`); preprocessor marks (module doc);
     ``phase`` is ``"noop"``, ``"fire"`` or ``"step"``; ``index``/``length`` place it in its run."""
     action: int
     push: bool

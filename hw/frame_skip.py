@@ -21,7 +21,8 @@ cycles of that wait are counted (``cycles_host``). An episode's return sums the 
 decision frames only (the launcher's rule: the start's rewards are not part of the return).
 
 The action of a frame drives the console through a table written by the host per game
-(minimal-set index -> ``swcha``, ``inpt4``, ``inpt5``, paddle direction; derived from ALE's
+(action-table index -> ``swcha``, ``inpt4``, ``inpt5``, paddle direction: the minimal set, then NOOP
+where the set lacks it, :func:`nc2600.hls_models.frame_skip.action_table`; derived from ALE's
 action mapping in :mod:`nc2600.host.drivers.rtl_console`); paddle 0's resistance moves by
 ``PADDLE_DELTA`` ohms per frame, clamped, and its charge time is ``(r * PADDLE_MULT) >>
 PADDLE_SHIFT`` CPU cycles (:func:`nc2600.hls_models.frame_skip.paddle_needed`).

