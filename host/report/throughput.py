@@ -296,8 +296,9 @@ def _named(fig: Figure, record: str) -> Figure:
 def _lfl_record_names(inp: Inputs, cc3: dict, mhz: float, game: str, hidden: bool) -> dict[str, str]:
     """The like-for-like figures' names in docs/results at console_cc3's clock ``mhz`` (seed
     ``cc3["seed"]``) for ``game``: the operands and the ratios of the README's like-for-like table;
-    ``hidden``: the console stalled only until the action was ready (the instance's measured stall),
-    else it waited for each decision (the names without a mode, Boxing's)."""
+    ``hidden``: the console stalled only until the action was ready (the instance's measured stall;
+    the names end in ", decision hidden, <game>"), else it waited for each decision (the names end
+    in ", <game>", except Boxing's: the like-for-like headline game, whose records name no game)."""
     engine = (f"the array engine {inp.array[0]} x {inp.array[1]}" if inp.array is not None
               else f"the lane engine ({inp.lanes} lanes)")
     at = f"console_cc3 at {mhz:g} MHz (LIFCL-40-9, seed {cc3.get('seed')})"
