@@ -89,22 +89,11 @@ def main(args) -> int:
         hid = np.array([p["hidden_fraction"] for p in rows])
         fh = np.array([p["fps_hidden"] for p in rows])
         fs = np.array([p["fps_serial"] for p in rows])
-        full = int(np.sum(hid >= 0.999))
-        print(f"{len(rows)} games: hidden {100 * np.median(hid):.1f} % of the wait (median; all of it in {full}); "
-              f"frames/s per instance at {args.clock_mhz:g} MHz: median {np.median(fh):,.0f} hidden, "
-              f"{np.median(fs):,.0f} waiting (min {fh.min():,.0f}, max {fh.max():,.0f})")
+        print(f"{len(rows)} games: hidden {100 * np.median(hid):.1f} % of the wait (median; all of it in "
+              f"{int(np.sum(hid >= 0.999))}); frames/s per instance at {args.clock_mhz:g} MHz: median "
+              f"{np.median(fh):,.0f} hidden, {np.median(fs):,.0f} waiting (min {fh.min():,.0f}, max {fh.max():,.0f})")
+        from nc2600.host.report import record_figures
         from nc2600.host.report.results import write_figures
-        note = (f"RTL console_cc3 (Verilator), {args.decisions} decisions per game (random actions, seed {args.seed}), "
-                f"the run's first frame after each decision; {rows[0]['decision_clocks']:,} clocks start to action; "
-                f"host rules {rows[0].get('host_rules', 35.7)} clocks per frame; games not run: "
-                f"{', '.join(skipped) or 'none'}")
-        write_figures(args, [
-            (f"decision wait hidden behind the console, median over {len(rows)} games",
-             round(100 * float(np.median(hid)), 1),
-             "%", f"all of it in {full} games; min {100 * hid.min():.1f} %"),
-            (f"frames/s per instance with the decision hidden, median over {len(rows)} games, console_cc3 at "
-             f"{args.clock_mhz:g} MHz", round(float(np.median(fh)), 1), "frames/s",
-             f"waiting for each decision {np.median(fs):,.1f}; min {fh.min():,.1f}, max {fh.max():,.1f}; a ceiling",
-             "model"),
-        ], notes=note)
+        write_figures(args, record_figures.input_probe(rows, skipped, args.decisions, args.seed, args.clock_mhz,
+                                                       args.clock_mhz == DEFAULT_CLOCK_MHZ))
     return 0

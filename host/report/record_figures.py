@@ -171,3 +171,45 @@ def _like_for_like(figures) -> list[tuple]:
             value, unit = round(float(f.value), 1), f.unit
         out.append((f.record, value, unit, f"{f.game}: {f.source}", "model", fields))
     return out
+
+
+def input_probe(rows: list[dict], skipped: list[str], decisions: int, seed: int, clock_mhz: float,
+                lifcl_seed1: bool) -> list[tuple]:
+    """``nc2600 input-probe --all``: the median share of the decision's wait hidden behind the
+    console, the median frames/s per instance with the decision hidden and waiting for each (both
+    ceilings, emulation and the decision only), and the first's ratio to the published machine's
+    ceiling per instance (``ratio_of``; :data:`nc2600.host.report.figures.PUBLISHED_INSTANCE_CEILING_FPS`).
+    ``rows``: the per-game probe results with ``fps_hidden`` and ``fps_serial`` at ``clock_mhz``;
+    ``lifcl_seed1``: the clock is console_cc3's seed-1 LIFCL-40-9 Fmax (the names say so)."""
+    import numpy as np
+
+    from nc2600.host.report.figures import PUBLISHED_INSTANCE_CEILING_FPS
+    from nc2600.host.verify.input_probe import HOST_RULES_PER_FRAME
+    hid = np.array([p["hidden_fraction"] for p in rows])
+    fh = np.array([p["fps_hidden"] for p in rows])
+    fs = np.array([p["fps_serial"] for p in rows])
+    at = f"console_cc3 at {clock_mhz:g} MHz" + (" (LIFCL-40-9, seed 1)" if lifcl_seed1 else "")
+    short = f"console_cc3 at {clock_mhz:g} MHz" + (" (LIFCL-40-9)" if lifcl_seed1 else "")
+    how = (f"RTL console_cc3 (Verilator) playing the protocol from ALE's reset sequence, {decisions} decisions per "
+           f"game (random actions of the minimal set, episode seed {seed}), the first frame of each decision's run; "
+           f"{rows[0]['decision_clocks']:,} clocks from the engine's start to the action; host rules "
+           f"{HOST_RULES_PER_FRAME:g} clocks per frame; games not run: {', '.join(skipped) or 'none'}")
+    per_game = ", ".join(f"{p['game']} {p['fps_hidden']:,.0f} ({100 * p['hidden_fraction']:.0f} %)" for p in rows)
+    hidden = f"frames/s per instance with the decision hidden, {at}, median over the games"
+    waiting = f"frames/s per instance waiting for each decision, {at}, median over the games"
+    med = round(float(np.median(fh)), 1)
+    return [
+        ("decision wait hidden behind the console, median over the games", round(100 * float(np.median(hid)), 1),
+         "%", f"{len(rows)} games; all of it in {int(np.sum(hid >= 0.999))}, under 5 % in "
+              f"{int(np.sum(hid < 0.05))}; mean {100 * float(hid.mean()):.1f} %; {how}"),
+        (hidden, med, "frames/s",
+         f"{len(rows)} games at {clock_mhz:g} MHz; waiting for each decision: median {np.median(fs):,.1f}; hidden: "
+         f"min {fh.min():,.1f}, max {fh.max():,.1f}, mean {fh.mean():,.1f}; a ceiling (emulation and the decision "
+         f"only); per game: {per_game}", "model", {"basis": "ceiling"}),
+        (waiting, round(float(np.median(fs)), 1), "frames/s",
+         f"the same games and frames with the console waiting for each decision; a ceiling; {how}", "model",
+         {"basis": "ceiling"}),
+        (f"like for like: ceiling per instance with the decision hidden (median over the games), {short} / published",
+         round(med / PUBLISHED_INSTANCE_CEILING_FPS, 3), "x", "the ratio of the two records named (ratio_of)",
+         "model", {"basis": "ceiling", "ratio_of": [hidden, "published machine: ceiling per instance"]}),
+    ]

@@ -130,6 +130,34 @@ def test_report_records_the_like_for_like_rows(tmp_path):
         name, "published machine: ceiling per instance"]
 
 
+def test_input_probe_records_by_hand(tmp_path):
+    """``nc2600 input-probe --all --record``: three games' hand-made probe rows (hidden 0 %, 50 %,
+    100 %; hidden frames/s 3,000, 3,100, 3,400; waiting 2,990, 3,000, 3,010) give the medians 50 %,
+    3,100 and 3,000, and 3,100 / 2,511.05 = 1.235x the published ceiling per instance, under the
+    names of the records on file; with the published record they pass the like-for-like checker."""
+    from nc2600.host.report import record_figures
+    rows = [{"game": g, "hidden_fraction": h, "fps_hidden": a, "fps_serial": b, "decision_clocks": 11660}
+            for g, h, a, b in (("a", 0.0, 3000.0, 2990.0), ("b", 0.5, 3100.0, 3000.0), ("c", 1.0, 3400.0, 3010.0))]
+    got = record_figures.input_probe(rows, [], 10, 0, 71.72, True)
+    at = "console_cc3 at 71.72 MHz (LIFCL-40-9, seed 1)"
+    hidden = f"frames/s per instance with the decision hidden, {at}, median over the games"
+    assert [(r[0], r[1], r[2]) for r in got] == [
+        ("decision wait hidden behind the console, median over the games", 50.0, "%"),
+        (hidden, 3100.0, "frames/s"),
+        (f"frames/s per instance waiting for each decision, {at}, median over the games", 3000.0, "frames/s"),
+        ("like for like: ceiling per instance with the decision hidden (median over the games), console_cc3 at "
+         "71.72 MHz (LIFCL-40-9) / published", 1.235, "x")]
+    assert got[3][5] == {"basis": "ceiling", "ratio_of": [hidden, "published machine: ceiling per instance"]}
+    assert "b 3,100 (50 %)" in got[1][3] and "all of it in 1, under 5 % in 1" in got[0][3]
+    path = tmp_path / "probe.jsonl"
+    results.write_figures(str(path), got)
+    pub = _rec("published machine: ceiling per instance", 2511.0, "frames/s", "ceiling")
+    assert results.like_for_like_faults({"p": results.load(path), "pub": [pub]}) == []
+    other = record_figures.input_probe(rows, [], 10, 0, 100.0, False)        # another clock: no device named
+    assert other[1][0] == ("frames/s per instance with the decision hidden, console_cc3 at 100 MHz, "
+                           "median over the games")
+
+
 def _rec(figure, value, unit, basis=None, ratio_of=None, notes=""):
     return results.record(figure, value, unit, "model", command="x", date="2026-12-07", commit_id="",
                           basis=basis, ratio_of=ratio_of, notes=notes)
