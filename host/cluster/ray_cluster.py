@@ -28,6 +28,10 @@ from nc2600.host.signals import stopping
 RAY_VERSION = "2.60.0"            #: the tested Ray (constraints.txt; the extra nc2600[ray])
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
 CONNECT_TIMEOUT_S = 5.0           #: TCP check of --ray-address before Ray's own (long) retries
+#: The longest a driver's ``ray.wait`` blocks (seconds): Python runs a signal's handler only when
+#: control returns from C++, and a blocked ``ray.wait`` returns at its timeout, so this bounds how
+#: late a SIGINT/SIGTERM starts the stop (a 1 s poll made a stop under load take up to 3.2 s).
+SIGNAL_POLL_S = 0.1
 _PACKAGES = ("host", "hls_models", "hw")  #: source folders covered by the fingerprint
 
 
@@ -432,15 +436,15 @@ def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus
         refs = [task.remote(item) for item in items]
         if ordered:
             for ref in refs:
-                # as below: a wait with a timeout hands control back to Python every second, so a
+                # as below: a wait with a timeout hands control back to Python (SIGNAL_POLL_S), so a
                 # SIGINT/SIGTERM handler runs even when its signal came just before a blocking call
-                while not ray.wait([ref], num_returns=1, timeout=1.0)[0]:
+                while not ray.wait([ref], num_returns=1, timeout=SIGNAL_POLL_S)[0]:
                     pass
                 yield ray.get(ref)
         else:
             while refs:
-                # a timeout hands control back to Python every second (a SIGTERM's handler)
-                done, refs = ray.wait(refs, num_returns=1, timeout=1.0)
+                # a timeout hands control back to Python (SIGNAL_POLL_S: a signal's handler)
+                done, refs = ray.wait(refs, num_returns=1, timeout=SIGNAL_POLL_S)
                 for ref in done:
                     yield ray.get(ref)
     finally:

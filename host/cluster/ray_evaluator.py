@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from nc2600.hls_models.platform import FRAME_SKIP
-from nc2600.host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line
+from nc2600.host.cluster.ray_cluster import PROBE_TIMEOUT_S, SIGNAL_POLL_S, RayCluster, _first_line
 from nc2600.host.cluster.supervisor import remove_stale_rom_dirs
 from nc2600.host.errors import UserError
 
@@ -282,7 +282,13 @@ class RayEvaluator:
                 ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
                          episode_frames, backend, policy, network, genome_spec)
                 self.actors.append(actor)
-            infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)
+            refs = [a.info.remote() for a in self.actors]
+            deadline = time.monotonic() + PROBE_TIMEOUT_S
+            # polled (SIGNAL_POLL_S), so that a signal while the actors start is handled at once
+            while ray.wait(refs, num_returns=len(refs), timeout=SIGNAL_POLL_S)[1]:
+                if time.monotonic() > deadline:
+                    raise ray.exceptions.GetTimeoutError(f"no answer from the node actors in {PROBE_TIMEOUT_S:g} s")
+            infos = ray.get(refs)
         except Exception as exc:  # noqa: BLE001
             self.close()
             raise UserError(f"a Ray node could not start its evaluator: {_first_line(exc)}") from None
@@ -370,9 +376,9 @@ class RayEvaluator:
 
         submit()
         while inflight:
-            # a timeout hands control back to Python every second, so that a SIGTERM's handler
+            # a timeout hands control back to Python (SIGNAL_POLL_S), so that a signal's handler
             # runs at once (a blocking wait can take many seconds to notice it)
-            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=SIGNAL_POLL_S)
             if not ready:
                 continue
             ref = ready[0]
