@@ -67,6 +67,17 @@ def test_terminal_lines_render_like_a_terminal():
     assert terminal_lines(raw) == ["start", "nc2600: stopping on Ctrl-C", "last"]
 
 
+def _read_pty(fd) -> bytes | None:
+    """What the pty has within 1 s (b"" when nothing came), or None at its end (the child closed it)."""
+    import select
+    if not select.select([fd], [], [], 1.0)[0]:
+        return b""
+    try:
+        return os.read(fd, 4096) or None
+    except OSError:
+        return None
+
+
 def test_the_stopping_line_is_shown_at_once_on_a_terminal(tmp_path):
     """On a terminal, the first signal's handler writes "nc2600: stopping ..." before any
     cleanup; the last line is still the resume hint."""
@@ -75,25 +86,33 @@ def test_the_stopping_line_is_shown_at_once_on_a_terminal(tmp_path):
         argv = run_argv(tmp_path / "tty", 4)
         os.execv(argv[0], argv)
     text = b""
-    deadline = time.monotonic() + 600                          # a loaded machine: minutes to the first line
-    while b"gen " not in text and time.monotonic() < deadline:   # after the first generation
-        try:
-            text += os.read(fd, 4096)
-        except OSError:
-            break
-    # the signal goes to a run whose handler is installed (its first generation printed), never to
-    # one still starting up
-    assert b"gen " in text, text.decode(errors="replace")[-500:]
-    os.kill(pid, signal.SIGINT)
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        text += chunk
-    _, status = os.waitpid(pid, 0)
+    try:
+        deadline = time.monotonic() + 600                      # a loaded machine: minutes to the first line
+        while b"gen " not in text and time.monotonic() < deadline:   # after the first generation
+            chunk = _read_pty(fd)
+            if chunk is None:
+                break
+            text += chunk
+        # the signal goes to a run whose handler is installed (its first generation printed), never
+        # to one still starting up
+        assert b"gen " in text, text.decode(errors="replace")[-500:]
+        os.kill(pid, signal.SIGINT)
+        stop_deadline = time.monotonic() + 60                  # a run that ignores the signal fails here
+        while time.monotonic() < stop_deadline:
+            chunk = _read_pty(fd)
+            if chunk is None:                                  # the run ended: its pty closed
+                break
+            text += chunk
+        else:
+            raise AssertionError(f"the run went on 60 s after SIGINT: {terminal_lines(text)[-3:]}")
+        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        try:                                                   # nothing of a failed try left running
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        raise
     lines = terminal_lines(text)
     assert os.waitstatus_to_exitcode(status) == 130, lines[-5:]
     stop = [i for i, ln in enumerate(lines) if ln.startswith("nc2600: stopping on Ctrl-C")]
